@@ -1,0 +1,389 @@
+package kgmem
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"unicode/utf8"
+)
+
+// stepper is the read access the traversal algorithms (GetRelated here,
+// FindPaths in bidir.go) need from a backend. A backend hands out node and
+// relation handles: small non-negative integers, dense enough to index
+// slices, valid for one traversal. The in-memory graph uses its slot numbers;
+// a database backend can intern the IDs it reads during the call. Everything
+// about ordering, ties and caps lives in the algorithms, so every backend
+// that implements stepper returns the same answers.
+type stepper interface {
+	// expand calls visit once for every relation that leaves an entity of
+	// frontier in direction dir and passes the stepper's relation-type
+	// filter: from is the index in frontier, to the handle of the entity at
+	// the relation's other end, rel the relation's handle and w its weight.
+	expand(ctx context.Context, frontier []int32, dir Direction, visit func(from int, to, rel int32, w float64)) error
+	// id returns the entity ID behind node handle n.
+	id(n int32) string
+	// compareRels orders relation handles by relation key.
+	compareRels(a, b int32) int
+	// entity returns a copy of the entity behind node handle n.
+	entity(n int32) Entity
+	// relation returns a copy of the relation behind relation handle r.
+	relation(r int32) Relation
+}
+
+// traversal is scratch space for one traversal at a time, indexed by node
+// handle and reused across calls so that a call allocates in proportion to
+// its result, not to the graph.
+//
+// stamp[n] tells whether n was reached in the current call and at which hop:
+// a value v >= base means hop v-base; anything below base is left over from
+// earlier calls and means "not reached". score, parent and prel are only
+// meaningful for reached handles.
+type traversal struct {
+	stamp  []uint32
+	base   uint32
+	score  []float64
+	parent []int32 // node handle the best path arrives from; -1 for the start
+	prel   []int32 // relation handle the best path arrives by
+	pos    []int32 // index of the handle's result while materializing
+
+	level, next, reached []int32
+	ranked               []rankedNode
+}
+
+// begin prepares t for a call over at least n handles.
+func (t *traversal) begin(n int) {
+	if t.base == 0 || t.base > math.MaxUint32/2 {
+		clear(t.stamp)
+		t.base = 1
+	}
+	t.grow(n)
+}
+
+// end retires the stamps the call used; hops is the deepest hop reached.
+func (t *traversal) end(hops int) {
+	t.base += uint32(hops) + 1
+}
+
+func (t *traversal) grow(n int) {
+	if n <= len(t.stamp) {
+		return
+	}
+	n = max(n, 2*len(t.stamp))
+	t.stamp = append(t.stamp, make([]uint32, n-len(t.stamp))...)
+	t.score = append(t.score, make([]float64, n-len(t.score))...)
+	t.parent = append(t.parent, make([]int32, n-len(t.parent))...)
+	t.prel = append(t.prel, make([]int32, n-len(t.prel))...)
+	t.pos = append(t.pos, make([]int32, n-len(t.pos))...)
+}
+
+// validateTraverse checks TraverseOptions.
+func validateTraverse(opts *TraverseOptions) error {
+	switch {
+	case opts.Depth < 0:
+		return fmt.Errorf("kgmem: traverse: negative depth %d: %w", opts.Depth, ErrInvalidArgument)
+	case opts.MaxNodesPerHop < 0:
+		return fmt.Errorf("kgmem: traverse: negative MaxNodesPerHop %d: %w", opts.MaxNodesPerHop, ErrInvalidArgument)
+	case opts.Limit < 0:
+		return fmt.Errorf("kgmem: traverse: negative limit %d: %w", opts.Limit, ErrInvalidArgument)
+	case !opts.Direction.valid():
+		return fmt.Errorf("kgmem: traverse: unknown direction %v: %w", opts.Direction, ErrInvalidArgument)
+	}
+	return validateTypes(opts.RelationTypes)
+}
+
+func validateTypes(types []string) error {
+	for _, t := range types {
+		if t == "" {
+			return fmt.Errorf("kgmem: empty relation type in filter: %w", ErrInvalidArgument)
+		}
+		if !utf8.ValidString(t) {
+			return fmt.Errorf("kgmem: relation type %q in filter is not valid UTF-8: %w", t, ErrInvalidArgument)
+		}
+	}
+	return nil
+}
+
+// getRelated runs GetRelated's breadth-first traversal from handle start
+// over st. opts must have been validated.
+//
+// Hop by hop, every relation leaving the entities kept at the previous hop is
+// offered to the entity at its other end, unless that entity was reached at
+// an earlier hop (or is the start). Each newly reached entity keeps the best
+// offer: highest score, then the lexicographically smallest path (which is
+// decided by walking both candidates' parents up to their common ancestor),
+// then the smallest relation key. Because offers only ever extend kept
+// paths, each entity's path is the best among the fewest-hop paths built
+// from the paths kept before it. Cost: every relation leaving a kept entity
+// is visited once per direction, O(V+E) within Depth, plus sorting the
+// result.
+func getRelated(ctx context.Context, st stepper, t *traversal, start int32, opts TraverseOptions) ([]ScoredEntity, error) {
+	t.begin(int(start) + 1)
+	base := t.base
+	t.stamp[start], t.score[start], t.parent[start], t.prel[start] = base, 1, -1, -1
+	level, next, reached := append(t.level[:0], start), t.next[:0], t.reached[:0]
+	hop := 0
+	for hop < opts.Depth && len(level) > 0 {
+		if err := ctx.Err(); err != nil {
+			t.end(hop)
+			return nil, err
+		}
+		hop++
+		cur := base + uint32(hop)
+		next = next[:0]
+		err := st.expand(ctx, level, opts.Direction, func(from int, to, rel int32, w float64) {
+			if int(to) >= len(t.stamp) {
+				t.grow(int(to) + 1)
+			}
+			s := t.stamp[to]
+			if s >= base && s < cur {
+				return // reached at an earlier hop
+			}
+			u := level[from]
+			score := t.score[u] * w
+			if s != cur {
+				t.stamp[to], t.score[to], t.parent[to], t.prel[to] = cur, score, u, rel
+				next = append(next, to)
+				return
+			}
+			if t.better(st, score, u, rel, to) {
+				t.score[to], t.parent[to], t.prel[to] = score, u, rel
+			}
+		})
+		if err != nil {
+			t.end(hop)
+			return nil, err
+		}
+		if c := opts.MaxNodesPerHop; c > 0 && len(next) > c {
+			// The entities cut here keep their stamp, so later hops treat
+			// them as visited.
+			slices.SortFunc(next, func(a, b int32) int {
+				if c := cmp.Compare(t.score[b], t.score[a]); c != 0 {
+					return c
+				}
+				return cmpString(st.id(a), st.id(b))
+			})
+			next = next[:c]
+		}
+		reached = append(reached, next...)
+		level, next = next, level
+	}
+	t.level, t.next, t.reached = level, next, reached
+
+	// Order the result: score descending, hops ascending, ID ascending. The
+	// keys are gathered first so that the sort reads them sequentially.
+	ranked := t.ranked[:0]
+	for _, v := range reached {
+		ranked = append(ranked, rankedNode{score: t.score[v], hop: t.stamp[v] - base, n: v})
+	}
+	slices.SortFunc(ranked, func(a, b rankedNode) int {
+		switch {
+		case a.score > b.score:
+			return -1
+		case a.score < b.score:
+			return 1
+		case a.hop != b.hop:
+			return cmp.Compare(a.hop, b.hop)
+		}
+		return cmpString(st.id(a.n), st.id(b.n))
+	})
+	if opts.Limit > 0 && len(ranked) > opts.Limit {
+		ranked = ranked[:opts.Limit]
+	}
+	t.ranked = ranked
+	out := t.materialize(st, start, ranked)
+	t.end(hop)
+	return out, nil
+}
+
+// rankedNode is a reached entity with its sort keys.
+type rankedNode struct {
+	score float64
+	hop   uint32
+	n     int32
+}
+
+// better reports whether the offer of reaching v from u by relation rel with
+// score beats v's current best at the same hop.
+func (t *traversal) better(st stepper, score float64, u, rel, v int32) bool {
+	switch cur := t.score[v]; {
+	case score > cur:
+		return true
+	case score < cur:
+		return false
+	}
+	p := t.parent[v]
+	if u == p {
+		return st.compareRels(rel, t.prel[v]) < 0
+	}
+	// u and p sit at the same hop and their paths share the start: walk up
+	// to the first position where the paths differ.
+	for t.parent[u] != t.parent[p] {
+		u, p = t.parent[u], t.parent[p]
+	}
+	return cmpString(st.id(u), st.id(p)) < 0
+}
+
+// materialize builds the results for the ranked handles, in order.
+//
+// A path's parent always ranks before it (its score is at least as high and
+// it has fewer hops), so each result copies its parent's path and relations
+// and appends one step, instead of walking the parent chain through the
+// graph. All paths share two backing arrays, each result's slices capped so
+// that an append by the caller cannot write into a neighbour's path.
+func (t *traversal) materialize(st stepper, start int32, ranked []rankedNode) []ScoredEntity {
+	if len(ranked) == 0 {
+		return nil
+	}
+	hops := 0
+	for _, r := range ranked {
+		hops += int(r.hop)
+	}
+	ids := make([]string, hops+len(ranked))
+	rels := make([]Relation, hops)
+	out := make([]ScoredEntity, len(ranked))
+	startID := st.id(start)
+	for i, r := range ranked {
+		k, v := int(r.hop), r.n
+		path, prs := ids[:k+1:k+1], rels[:k:k]
+		ids, rels = ids[k+1:], rels[k:]
+		if p := t.parent[v]; p == start {
+			path[0] = startID
+		} else {
+			prev := &out[t.pos[p]]
+			copy(path, prev.Path)
+			for j := range prev.Relations {
+				prs[j] = cloneRelation(prev.Relations[j])
+			}
+		}
+		path[k] = st.id(v)
+		prs[k-1] = st.relation(t.prel[v])
+		t.pos[v] = int32(i)
+		out[i] = ScoredEntity{Entity: st.entity(v), Score: r.score, Path: path, Relations: prs}
+	}
+	return out
+}
+
+// cloneRelation returns r with its own copies of its map and slice.
+func cloneRelation(r Relation) Relation {
+	if r.Properties != nil {
+		r.Properties = cloneMap(r.Properties)
+	}
+	if r.SourceIDs != nil {
+		r.SourceIDs = cloneStrings(r.SourceIDs)
+	}
+	return r
+}
+
+// GetRelated walks the graph breadth-first from the entity with the given ID
+// and returns every entity reached within opts.Depth hops, once, at its
+// fewest-hop distance.
+//
+// Among the paths of that length an entity keeps the highest-scoring one
+// (score: product of the weights along it); ties go to the lexicographically
+// smallest path compared ID by ID, then to the smallest relation key, so the
+// answer never depends on insertion order. The start is never in the result.
+// Results are ordered by score descending, then hops ascending, then ID
+// ascending, and cut to opts.Limit. See TraverseOptions for Direction,
+// RelationTypes and MaxNodesPerHop.
+//
+// It returns an error wrapping ErrNotFound when the start does not exist, one
+// wrapping ErrInvalidArgument for invalid options, and ctx.Err() when ctx is
+// cancelled (checked between hops). Cost: O(V+E) over the entities and
+// relations reached, plus O(r log r) to sort r results; the read lock is
+// held throughout, so writers wait for the traversal.
+func (g *InMemoryGraph) GetRelated(ctx context.Context, id string, opts TraverseOptions) ([]ScoredEntity, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := validateTraverse(&opts); err != nil {
+		return nil, err
+	}
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	start, ok := g.ids[id]
+	if !ok {
+		return nil, fmt.Errorf("kgmem: related to entity %q: %w", id, ErrNotFound)
+	}
+	if opts.Depth == 0 {
+		return nil, nil
+	}
+	t := g.getScratch()
+	defer g.scratch.Put(t)
+	return getRelated(ctx, g.step(opts.RelationTypes), t, start, opts)
+}
+
+func (g *InMemoryGraph) getScratch() *traversal {
+	t, _ := g.scratch.Get().(*traversal)
+	if t == nil {
+		t = new(traversal)
+	}
+	t.grow(len(g.nodes))
+	return t
+}
+
+// memStep is the in-memory graph's stepper; node handles are slots. It is
+// used with g.mu held for reading.
+type memStep struct {
+	g      *InMemoryGraph
+	filter []bool // by type ID; nil: every type
+}
+
+func (g *InMemoryGraph) step(types []string) *memStep {
+	s := &memStep{g: g}
+	if len(types) > 0 {
+		s.filter = make([]bool, len(g.types.names))
+		for _, name := range types {
+			if id, ok := g.types.lookup(name); ok {
+				s.filter[id] = true
+			}
+		}
+	}
+	return s
+}
+
+func (s *memStep) expand(_ context.Context, frontier []int32, dir Direction, visit func(int, int32, int32, float64)) error {
+	nodes := s.g.nodes
+	for i, u := range frontier {
+		n := &nodes[u]
+		if dir != Incoming {
+			s.scan(i, n.out, visit)
+		}
+		if dir != Outgoing {
+			s.scan(i, n.in, visit)
+		}
+	}
+	return nil
+}
+
+func (s *memStep) scan(from int, list []adj, visit func(int, int32, int32, float64)) {
+	if s.filter == nil {
+		for _, a := range list {
+			visit(from, a.to, a.rel, a.w)
+		}
+		return
+	}
+	rels := s.g.rels
+	for _, a := range list {
+		if s.filter[rels[a.rel].typ] {
+			visit(from, a.to, a.rel, a.w)
+		}
+	}
+}
+
+func (s *memStep) id(n int32) string         { return s.g.nodes[n].id }
+func (s *memStep) entity(n int32) Entity     { return s.g.nodes[n].entity() }
+func (s *memStep) relation(r int32) Relation { return s.g.relation(r) }
+
+func (s *memStep) compareRels(a, b int32) int {
+	ra, rb := &s.g.rels[a], &s.g.rels[b]
+	nodes, names := s.g.nodes, s.g.types.names
+	if c := cmpString(nodes[ra.src].id, nodes[rb.src].id); c != 0 {
+		return c
+	}
+	if c := cmpString(nodes[ra.dst].id, nodes[rb.dst].id); c != 0 {
+		return c
+	}
+	return cmpString(names[ra.typ], names[rb.typ])
+}

@@ -1,0 +1,293 @@
+package kgmem
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors. Every error a kgmem method returns for bad input or a
+// missing object wraps exactly one of these, so callers test with errors.Is;
+// the message around the sentinel names the offending value.
+var (
+	// ErrNotFound is returned when an entity, relation, page or tag that a
+	// call names does not exist: an unknown traversal start, a relation whose
+	// endpoint is missing, removing something absent.
+	ErrNotFound = errors.New("kgmem: not found")
+
+	// ErrInvalidArgument is returned when a value handed to kgmem breaks a
+	// documented rule: an empty ID or relation type, a string that is not
+	// valid UTF-8, a weight that is NaN, infinite or outside [0,1], a
+	// negative depth or cap, an unknown Direction.
+	ErrInvalidArgument = errors.New("kgmem: invalid argument")
+
+	// ErrNoPath is returned by FindPaths when no path within the hop limit
+	// and filters joins the two entities.
+	ErrNoPath = errors.New("kgmem: no path")
+)
+
+// Entity is a node of the knowledge graph: a person, project, concept or
+// anything else an agent wants to remember facts about.
+//
+// ID is the identity; every other field is data. Only ID must be non-empty;
+// every string must be valid UTF-8.
+type Entity struct {
+	ID          string            `json:"id"`
+	Name        string            `json:"name"`
+	Type        string            `json:"type,omitempty"`
+	Description string            `json:"description,omitempty"`
+	Aliases     []string          `json:"aliases,omitempty"`    // other surface forms, used for linking
+	Tags        []string          `json:"tags,omitempty"`       // normalised on write, see SetEntityTags
+	Properties  map[string]string `json:"properties,omitempty"` // free-form attributes
+	SourceIDs   []string          `json:"source_ids,omitempty"` // knowledge pages that mention it
+}
+
+// Relation is a directed, typed, weighted edge from SourceID to TargetID.
+//
+// A relation is identified by its Key: the graph holds at most one relation
+// per (SourceID, TargetID, Type), so two entities may be joined by several
+// relations of different types, in either direction.
+type Relation struct {
+	SourceID   string            `json:"source_id"`
+	TargetID   string            `json:"target_id"`
+	Type       string            `json:"type"`
+	Weight     float64           `json:"weight"` // [0,1]; the factor a traversal multiplies a path's score by
+	Properties map[string]string `json:"properties,omitempty"`
+	SourceIDs  []string          `json:"source_ids,omitempty"` // knowledge pages that state it
+}
+
+// RelationKey identifies a relation. It is a struct rather than a joined
+// string because entity IDs commonly contain separators such as ':'.
+type RelationKey struct{ SourceID, TargetID, Type string }
+
+// Key returns the relation's identity.
+func (r Relation) Key() RelationKey {
+	return RelationKey{SourceID: r.SourceID, TargetID: r.TargetID, Type: r.Type}
+}
+
+// compareKeys orders relation keys by SourceID, TargetID, then Type.
+func compareKeys(a, b RelationKey) int {
+	switch {
+	case a.SourceID != b.SourceID:
+		return cmpString(a.SourceID, b.SourceID)
+	case a.TargetID != b.TargetID:
+		return cmpString(a.TargetID, b.TargetID)
+	default:
+		return cmpString(a.Type, b.Type)
+	}
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Direction says which way a traversal may walk a relation.
+type Direction uint8
+
+const (
+	// Outgoing walks relations from SourceID to TargetID. It is the zero value.
+	Outgoing Direction = iota
+	// Incoming walks relations from TargetID to SourceID.
+	Incoming
+	// Both walks every relation either way.
+	Both
+)
+
+// String returns "outgoing", "incoming", "both", or "Direction(n)" for a
+// value that is none of them.
+func (d Direction) String() string {
+	switch d {
+	case Outgoing:
+		return "outgoing"
+	case Incoming:
+		return "incoming"
+	case Both:
+		return "both"
+	}
+	return fmt.Sprintf("Direction(%d)", uint8(d))
+}
+
+// reverse returns the direction that walks the same relations from the other end.
+func (d Direction) reverse() Direction {
+	switch d {
+	case Outgoing:
+		return Incoming
+	case Incoming:
+		return Outgoing
+	}
+	return d
+}
+
+func (d Direction) valid() bool { return d <= Both }
+
+// ScoredEntity is one result of GetRelated: an entity, the path by which the
+// traversal reached it, and the path's score.
+type ScoredEntity struct {
+	Entity    Entity
+	Score     float64    // product of weights along Path
+	Path      []string   // entity IDs, start first, this entity last
+	Relations []Relation // the len(Path)-1 relations walked, in order, as stored
+}
+
+// Hops returns the number of relations between the start and the entity.
+func (s ScoredEntity) Hops() int { return len(s.Relations) }
+
+// TraverseOptions configures GetRelated. The zero value is a valid, empty
+// traversal (Depth 0 returns nothing).
+type TraverseOptions struct {
+	// Depth is the maximum number of relations between the start and a
+	// result. 0 returns an empty result; negative is ErrInvalidArgument.
+	Depth int
+	// Direction is the way relations are walked; the zero value is Outgoing.
+	Direction Direction
+	// RelationTypes restricts the walk to relations of these types; nil or
+	// empty walks every type. An empty string in the list is
+	// ErrInvalidArgument.
+	RelationTypes []string
+	// MaxNodesPerHop keeps, at each hop, only the best N newly reached
+	// entities (score descending, then ID ascending); an entity cut this way
+	// counts as visited and never appears at a deeper hop. 0 means no cap;
+	// negative is ErrInvalidArgument.
+	MaxNodesPerHop int
+	// Limit cuts the ordered result to its first Limit entries. 0 means no
+	// cap; negative is ErrInvalidArgument.
+	Limit int
+}
+
+// Path is one way from a source entity to a target entity.
+type Path struct {
+	EntityIDs []string   // source first, target last
+	Relations []Relation // the len(EntityIDs)-1 relations walked, in order, as stored
+	Score     float64    // product of the relations' weights; 1 for a zero-hop path
+}
+
+// Hops returns the number of relations on the path.
+func (p Path) Hops() int { return len(p.Relations) }
+
+// PathOptions configures FindPaths.
+type PathOptions struct {
+	// MaxHops is the longest path considered, in relations. Negative is
+	// ErrInvalidArgument; 0 finds only the zero-hop path from an entity to
+	// itself.
+	MaxHops int
+	// Direction is the way relations may be walked from source towards
+	// target; Both walks each relation either way.
+	Direction Direction
+	// RelationTypes restricts paths to relations of these types; nil or
+	// empty allows every type.
+	RelationTypes []string
+	// MaxPaths is how many paths to return, best first. 0 means 3; negative
+	// is ErrInvalidArgument.
+	MaxPaths int
+	// MaxNodesPerHop caps how many entities each side of the search expands
+	// per hop, best partial scores first. 0 means no cap; negative is
+	// ErrInvalidArgument. When the cap cuts the search, PathResult.Truncated
+	// is set.
+	MaxNodesPerHop int
+}
+
+// PathResult is the answer of FindPaths.
+type PathResult struct {
+	Paths []Path // best first: score descending, then fewer hops, then entity IDs, then relation keys
+	// Truncated reports that a fan-out cap or the expansion budget stopped
+	// the search early: the paths are exact among those explored, but better
+	// ones may exist beyond the cut.
+	Truncated bool
+}
+
+// TagConstraints limits the tags an entity may carry.
+type TagConstraints struct {
+	// MaxTagsPerEntity is how many normalised tags an entity keeps; tags
+	// past it are dropped. 0 or less means the default, 8.
+	MaxTagsPerEntity int
+}
+
+// DefaultMaxTagsPerEntity is the MaxTagsPerEntity used when none is set.
+const DefaultMaxTagsPerEntity = 8
+
+func (c TagConstraints) withDefaults() TagConstraints {
+	if c.MaxTagsPerEntity <= 0 {
+		c.MaxTagsPerEntity = DefaultMaxTagsPerEntity
+	}
+	return c
+}
+
+// KnowledgeGraph is the contract every kgmem graph backend fulfils. The
+// conformance suite in package kgmemtest checks an implementation against it.
+//
+// Every method returns ctx.Err() when ctx is already cancelled, and writes
+// then leave the graph unchanged. A write that returns an error leaves the
+// graph exactly as it was. Values returned are the caller's: mutating them
+// changes nothing inside the graph.
+type KnowledgeGraph interface {
+	// AddEntity inserts e, or replaces the entity with e.ID keeping its
+	// relations. Tags are normalised as in SetEntityTags. Empty e.ID or a
+	// string that is not valid UTF-8 returns ErrInvalidArgument.
+	AddEntity(ctx context.Context, e Entity) error
+
+	// GetEntity returns the entity with the given ID; ok is false when
+	// there is none (that is not an error).
+	GetEntity(ctx context.Context, id string) (e Entity, ok bool, err error)
+
+	// RemoveEntity deletes the entity, every relation that starts or ends
+	// at it, and its tag index entries. An unknown id returns ErrNotFound.
+	RemoveEntity(ctx context.Context, id string) error
+
+	// AddRelation inserts r, or replaces the stored relation with the same
+	// Key (weight, properties, sources). An empty endpoint or type, invalid
+	// UTF-8 or a weight that is NaN, infinite or outside [0,1] returns
+	// ErrInvalidArgument; an endpoint that is not an entity returns
+	// ErrNotFound.
+	AddRelation(ctx context.Context, r Relation) error
+
+	// RemoveRelation deletes the relation with the given key; ErrNotFound
+	// when there is none.
+	RemoveRelation(ctx context.Context, sourceID, targetID, relationType string) error
+
+	// GetRelated walks the graph breadth-first from id and returns each
+	// entity reached within opts.Depth hops once, at its fewest-hop
+	// distance, with the best-scoring path of that length (score: product of
+	// weights; ties: the lexicographically smallest path, compared ID by ID,
+	// then the smallest relation key). The start is never in the result.
+	// Results are ordered by score descending, then hops ascending, then
+	// ID ascending, and cut to opts.Limit. An unknown id returns
+	// ErrNotFound; invalid options return ErrInvalidArgument. ctx is checked
+	// between hops.
+	GetRelated(ctx context.Context, id string, opts TraverseOptions) ([]ScoredEntity, error)
+
+	// FindPaths returns the opts.MaxPaths best simple paths (no entity
+	// twice) of at most opts.MaxHops relations from sourceID to targetID.
+	// Unknown endpoints return ErrNotFound; no path returns ErrNoPath;
+	// sourceID == targetID returns one zero-hop path of score 1.
+	FindPaths(ctx context.Context, sourceID, targetID string, opts PathOptions) (PathResult, error)
+
+	// FindByKeywords returns the entities whose name, an alias, ID or a tag
+	// contains any of the keywords, compared with Unicode case folding;
+	// entities matching more keywords come first, then by ID. No (non-empty)
+	// keywords returns an empty result.
+	FindByKeywords(ctx context.Context, keywords []string) ([]Entity, error)
+
+	// FindTags returns, sorted, every tag in use that starts with prefix
+	// (lower-cased first). An empty prefix returns every tag.
+	FindTags(ctx context.Context, prefix string) ([]string, error)
+
+	// SetEntityTags replaces the entity's tags with tags after normalising
+	// them (trimmed, lower-cased, de-duplicated in order, empties dropped,
+	// cut to MaxTagsPerEntity) and returns how many it kept. An unknown id
+	// returns ErrNotFound; a tag that is not valid UTF-8 returns
+	// ErrInvalidArgument.
+	SetEntityTags(ctx context.Context, id string, tags []string) (int, error)
+
+	// EntityCountByTag returns how many entities carry tag (normalised
+	// first); 0 for a tag nobody has.
+	EntityCountByTag(ctx context.Context, tag string) (int, error)
+
+	// TagConstraints returns the limits tags are normalised with.
+	TagConstraints() TagConstraints
+}

@@ -1,0 +1,754 @@
+package kgmem
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"sync"
+	"unicode/utf8"
+)
+
+// Option configures an InMemoryGraph.
+type Option interface {
+	apply(*graphConfig)
+}
+
+type graphConfig struct {
+	tags       TagConstraints
+	pathBudget int
+}
+
+type optionFunc func(*graphConfig)
+
+func (f optionFunc) apply(c *graphConfig) { f(c) }
+
+// WithTagConstraints sets the limits tags are normalised with. A
+// MaxTagsPerEntity of 0 or less means the default, DefaultMaxTagsPerEntity.
+func WithTagConstraints(tc TagConstraints) Option {
+	return optionFunc(func(c *graphConfig) { c.tags = tc })
+}
+
+// InMemoryGraph is the reference KnowledgeGraph: everything lives in the
+// process's memory, reads run in parallel and writes take a short exclusive
+// lock.
+//
+// Internally entity IDs are interned to dense slot numbers, relation types to
+// small integers, and each entity keeps its incoming and outgoing relations as
+// slices of slot numbers, so a traversal touches only the entities and
+// relations it reaches. Slots freed by RemoveEntity and RemoveRelation go on
+// free lists and are reused by later inserts, so deletes leave no holes that
+// traversals pay for.
+//
+// The zero value is not usable; call NewInMemoryGraph. All methods are safe
+// for concurrent use.
+type InMemoryGraph struct {
+	tags       TagConstraints // immutable after NewInMemoryGraph
+	pathBudget int            // immutable after NewInMemoryGraph
+
+	scratch sync.Pool // *traversal scratch space, reused across calls; holds no graph state
+
+	// mu guards every field below.
+	//
+	// Invariants, true whenever mu is not held for writing:
+	//   - ids[id] == s exactly when nodes[s].live and nodes[s].id == id;
+	//     freeNodes lists every slot s < len(nodes) with !nodes[s].live.
+	//   - rels is the record of relations: keys[k] == r exactly when
+	//     rels[r].live and rels[r] has key k; freeRels lists every other slot.
+	//   - for each live relation r: nodes[rels[r].src].out[rels[r].outPos]
+	//     is {to: dst, rel: r, w: weight} and nodes[rels[r].dst].in[rels[r].inPos]
+	//     is {to: src, rel: r, w: weight}; out and in hold nothing else.
+	//   - types.refs[t] is the number of live relations of type t, and a type
+	//     with no relations is not in types.ids.
+	//   - tagIndex[t] holds exactly the live slots whose entity has tag t, and
+	//     is never empty.
+	//   - names indexes exactly the names and aliases of live entities.
+	mu        sync.RWMutex
+	ids       map[string]int32
+	nodes     []node
+	freeNodes []int32
+	rels      []relRec
+	freeRels  []int32
+	keys      map[relKey]int32
+	types     typeTable
+	tagIndex  map[string]map[int32]struct{}
+	names     nameIndex
+}
+
+// node is one entity slot.
+type node struct {
+	id   string
+	name string
+	typ  string
+	more *entityMore // nil when every optional field is empty
+	out  []adj       // relations whose source is this entity
+	in   []adj       // relations whose target is this entity
+	live bool
+}
+
+// entityMore holds the optional fields of an entity; most entities in large
+// graphs have few of them, so they live behind one pointer.
+type entityMore struct {
+	description string
+	aliases     []string
+	tags        []string
+	properties  map[string]string
+	sourceIDs   []string
+}
+
+// adj is one entry of an adjacency list: the entity at the other end, the
+// relation slot and the relation's weight (copied here so that traversals do
+// not have to load the relation record).
+type adj struct {
+	to  int32
+	rel int32
+	w   float64
+}
+
+// relRec is one relation slot.
+type relRec struct {
+	src, dst int32
+	typ      int32
+	outPos   int32 // index of this relation in nodes[src].out
+	inPos    int32 // index of this relation in nodes[dst].in
+	live     bool
+	w        float64
+	more     *relMore // nil when the relation has no properties or sources
+}
+
+type relMore struct {
+	properties map[string]string
+	sourceIDs  []string
+}
+
+// relKey is a RelationKey with interned parts.
+type relKey struct{ src, dst, typ int32 }
+
+// typeTable interns relation types with reference counts.
+type typeTable struct {
+	ids   map[string]int32
+	names []string
+	refs  []int32
+	free  []int32
+}
+
+func (t *typeTable) lookup(name string) (int32, bool) {
+	id, ok := t.ids[name]
+	return id, ok
+}
+
+func (t *typeTable) acquire(name string) int32 {
+	if id, ok := t.ids[name]; ok {
+		t.refs[id]++
+		return id
+	}
+	var id int32
+	if n := len(t.free); n > 0 {
+		id = t.free[n-1]
+		t.free = t.free[:n-1]
+		t.names[id], t.refs[id] = name, 1
+	} else {
+		id = int32(len(t.names))
+		t.names = append(t.names, name)
+		t.refs = append(t.refs, 1)
+	}
+	if t.ids == nil {
+		t.ids = make(map[string]int32)
+	}
+	t.ids[name] = id
+	return id
+}
+
+func (t *typeTable) release(id int32) {
+	t.refs[id]--
+	if t.refs[id] == 0 {
+		delete(t.ids, t.names[id])
+		t.names[id] = ""
+		t.free = append(t.free, id)
+	}
+}
+
+var _ KnowledgeGraph = (*InMemoryGraph)(nil)
+
+// NewInMemoryGraph returns an empty graph.
+func NewInMemoryGraph(opts ...Option) *InMemoryGraph {
+	var cfg graphConfig
+	for _, o := range opts {
+		o.apply(&cfg)
+	}
+	if cfg.pathBudget <= 0 {
+		cfg.pathBudget = DefaultPathBudget
+	}
+	return &InMemoryGraph{
+		tags:       cfg.tags.withDefaults(),
+		pathBudget: cfg.pathBudget,
+		ids:        make(map[string]int32),
+		keys:       make(map[relKey]int32),
+		tagIndex:   make(map[string]map[int32]struct{}),
+	}
+}
+
+// TagConstraints returns the limits tags are normalised with.
+func (g *InMemoryGraph) TagConstraints() TagConstraints { return g.tags }
+
+// GraphStats counts what a graph holds.
+type GraphStats struct {
+	Entities  int // live entities
+	Relations int // live relations
+	Tags      int // distinct tags in use
+}
+
+// Stats returns how many entities, relations and tags the graph holds.
+func (g *InMemoryGraph) Stats() GraphStats {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return GraphStats{
+		Entities:  len(g.ids),
+		Relations: len(g.keys),
+		Tags:      len(g.tagIndex),
+	}
+}
+
+// AddEntity inserts e, or replaces the entity with e.ID. Replacing keeps the
+// entity's relations and re-indexes its tags. Tags are normalised as in
+// SetEntityTags. It returns an error wrapping ErrInvalidArgument when e.ID is
+// empty or a field is not valid UTF-8. AddEntity copies e: later changes to
+// e's slices or map do not reach the graph.
+func (g *InMemoryGraph) AddEntity(ctx context.Context, e Entity) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := validateEntity(&e); err != nil {
+		return err
+	}
+	tags, _ := normalizeTags(e.Tags, g.tags.MaxTagsPerEntity) // validated above
+	more := newEntityMore(&e, tags)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.putEntity(&e, more)
+	return nil
+}
+
+// putEntity stores a validated entity; the caller holds g.mu for writing.
+func (g *InMemoryGraph) putEntity(e *Entity, more *entityMore) {
+	s, ok := g.ids[e.ID]
+	if !ok {
+		s = g.allocNode(e.ID)
+	}
+	n := &g.nodes[s]
+	g.unindexTags(s, n.tags())
+	g.names.indexNames(s, n, false)
+	n.name, n.typ, n.more = e.Name, e.Type, more
+	g.indexTags(s, n.tags())
+	g.names.indexNames(s, n, true)
+}
+
+func (g *InMemoryGraph) allocNode(id string) int32 {
+	var s int32
+	if k := len(g.freeNodes); k > 0 {
+		s = g.freeNodes[k-1]
+		g.freeNodes = g.freeNodes[:k-1]
+	} else {
+		s = int32(len(g.nodes))
+		g.nodes = append(g.nodes, node{})
+	}
+	g.nodes[s] = node{id: id, live: true}
+	g.ids[id] = s
+	return s
+}
+
+func newEntityMore(e *Entity, tags []string) *entityMore {
+	if e.Description == "" && len(e.Aliases) == 0 && len(tags) == 0 &&
+		len(e.Properties) == 0 && len(e.SourceIDs) == 0 {
+		return nil
+	}
+	return &entityMore{
+		description: e.Description,
+		aliases:     cloneStrings(e.Aliases),
+		tags:        tags,
+		properties:  cloneMap(e.Properties),
+		sourceIDs:   cloneStrings(e.SourceIDs),
+	}
+}
+
+func (n *node) tags() []string {
+	if n.more == nil {
+		return nil
+	}
+	return n.more.tags
+}
+
+// entity returns a copy of the entity in n that shares nothing mutable with n.
+func (n *node) entity() Entity {
+	e := Entity{ID: n.id, Name: n.name, Type: n.typ}
+	if m := n.more; m != nil {
+		e.Description = m.description
+		e.Aliases = cloneStrings(m.aliases)
+		e.Tags = cloneStrings(m.tags)
+		e.Properties = cloneMap(m.properties)
+		e.SourceIDs = cloneStrings(m.sourceIDs)
+	}
+	return e
+}
+
+// GetEntity returns a copy of the entity with the given ID; ok is false when
+// there is none.
+func (g *InMemoryGraph) GetEntity(ctx context.Context, id string) (Entity, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return Entity{}, false, err
+	}
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	s, ok := g.ids[id]
+	if !ok {
+		return Entity{}, false, nil
+	}
+	return g.nodes[s].entity(), true, nil
+}
+
+// RemoveEntity deletes the entity with the given ID together with every
+// relation that starts or ends at it and its tag index entries. It returns an
+// error wrapping ErrNotFound when there is no such entity, and one wrapping
+// ErrInvalidArgument when id is empty or not valid UTF-8. Cost: O(degree).
+func (g *InMemoryGraph) RemoveEntity(ctx context.Context, id string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := validateID("entity", id); err != nil {
+		return err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	s, ok := g.ids[id]
+	if !ok {
+		return fmt.Errorf("kgmem: remove entity %q: %w", id, ErrNotFound)
+	}
+	n := &g.nodes[s]
+	for len(n.out) > 0 {
+		g.removeRel(n.out[len(n.out)-1].rel)
+	}
+	for len(n.in) > 0 {
+		g.removeRel(n.in[len(n.in)-1].rel)
+	}
+	g.unindexTags(s, n.tags())
+	g.names.indexNames(s, n, false)
+	delete(g.ids, id)
+	*n = node{}
+	g.freeNodes = append(g.freeNodes, s)
+	return nil
+}
+
+// AddRelation inserts r, or replaces the weight, properties and sources of
+// the stored relation with the same Key. It returns an error wrapping
+// ErrInvalidArgument when an endpoint or the type is empty, a string is not
+// valid UTF-8, or the weight is NaN, infinite or outside [0,1]; and one
+// wrapping ErrNotFound when an endpoint is not an entity. AddRelation copies
+// r. Cost: O(1) amortised.
+func (g *InMemoryGraph) AddRelation(ctx context.Context, r Relation) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := validateRelation(&r); err != nil {
+		return err
+	}
+	r.Weight += 0 // store -0 as +0
+	more := newRelMore(&r)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	src, dst, err := g.endpoints(r.SourceID, r.TargetID, r.Type)
+	if err != nil {
+		return err
+	}
+	g.putRelation(src, dst, r.Type, r.Weight, more)
+	return nil
+}
+
+// putRelation stores a validated relation between existing slots; the
+// caller holds g.mu for writing.
+func (g *InMemoryGraph) putRelation(src, dst int32, typ string, w float64, more *relMore) {
+	if t, ok := g.types.lookup(typ); ok {
+		if i, ok := g.keys[relKey{src, dst, t}]; ok {
+			rec := &g.rels[i]
+			rec.w, rec.more = w, more
+			g.nodes[src].out[rec.outPos].w = w
+			g.nodes[dst].in[rec.inPos].w = w
+			return
+		}
+	}
+	g.insertRel(src, dst, g.types.acquire(typ), w, more)
+}
+
+// AddBatch adds entities, then relations, under one write lock: each entity
+// as AddEntity would, each relation as AddRelation would, in order (a later
+// item with the same ID or key replaces an earlier one). Relations may join
+// entities of the same batch. Everything is validated before anything is
+// applied: on an error, which names the index of the offending item,
+// nothing changes. It is several times faster than one call per item.
+func (g *InMemoryGraph) AddBatch(ctx context.Context, entities []Entity, relations []Relation) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	ents := make([]Entity, len(entities))
+	mores := make([]*entityMore, len(entities))
+	for i := range entities {
+		e := entities[i]
+		if err := validateEntity(&e); err != nil {
+			return fmt.Errorf("kgmem: batch entity %d: %w", i, err)
+		}
+		tags, _ := normalizeTags(e.Tags, g.tags.MaxTagsPerEntity)
+		ents[i], mores[i] = e, newEntityMore(&e, tags)
+	}
+	relMores := make([]*relMore, len(relations))
+	for i := range relations {
+		if err := validateRelation(&relations[i]); err != nil {
+			return fmt.Errorf("kgmem: batch relation %d: %w", i, err)
+		}
+		relMores[i] = newRelMore(&relations[i])
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var batchIDs map[string]bool
+	for i := range relations {
+		r := &relations[i]
+		for _, id := range [2]string{r.SourceID, r.TargetID} {
+			if _, ok := g.ids[id]; ok {
+				continue
+			}
+			if batchIDs == nil {
+				batchIDs = make(map[string]bool, len(ents))
+				for j := range ents {
+					batchIDs[ents[j].ID] = true
+				}
+			}
+			if !batchIDs[id] {
+				return fmt.Errorf("kgmem: batch relation %d: %q -[%s]-> %q: entity %q: %w",
+					i, r.SourceID, r.Type, r.TargetID, id, ErrNotFound)
+			}
+		}
+	}
+	for i := range ents {
+		g.putEntity(&ents[i], mores[i])
+	}
+	for i := range relations {
+		r := &relations[i]
+		g.putRelation(g.ids[r.SourceID], g.ids[r.TargetID], r.Type, r.Weight+0, relMores[i])
+	}
+	return nil
+}
+
+func (g *InMemoryGraph) endpoints(sourceID, targetID, typ string) (src, dst int32, err error) {
+	src, ok := g.ids[sourceID]
+	if !ok {
+		return 0, 0, fmt.Errorf("kgmem: relation %q -[%s]-> %q: source entity %q: %w",
+			sourceID, typ, targetID, sourceID, ErrNotFound)
+	}
+	dst, ok = g.ids[targetID]
+	if !ok {
+		return 0, 0, fmt.Errorf("kgmem: relation %q -[%s]-> %q: target entity %q: %w",
+			sourceID, typ, targetID, targetID, ErrNotFound)
+	}
+	return src, dst, nil
+}
+
+func newRelMore(r *Relation) *relMore {
+	if len(r.Properties) == 0 && len(r.SourceIDs) == 0 {
+		return nil
+	}
+	return &relMore{properties: cloneMap(r.Properties), sourceIDs: cloneStrings(r.SourceIDs)}
+}
+
+// insertRel stores a new relation; the caller has checked that its key is free.
+func (g *InMemoryGraph) insertRel(src, dst, typ int32, w float64, more *relMore) {
+	var i int32
+	if k := len(g.freeRels); k > 0 {
+		i = g.freeRels[k-1]
+		g.freeRels = g.freeRels[:k-1]
+	} else {
+		i = int32(len(g.rels))
+		g.rels = append(g.rels, relRec{})
+	}
+	s, d := &g.nodes[src], &g.nodes[dst]
+	g.rels[i] = relRec{
+		src: src, dst: dst, typ: typ,
+		outPos: int32(len(s.out)), inPos: int32(len(d.in)),
+		live: true, w: w, more: more,
+	}
+	s.out = append(s.out, adj{to: dst, rel: i, w: w})
+	d.in = append(d.in, adj{to: src, rel: i, w: w})
+	g.keys[relKey{src, dst, typ}] = i
+}
+
+// removeRel deletes relation slot i, keeping both adjacency lists dense by
+// moving their last entry into the freed position.
+func (g *InMemoryGraph) removeRel(i int32) {
+	rec := g.rels[i]
+	s := &g.nodes[rec.src]
+	if last := int32(len(s.out) - 1); rec.outPos != last {
+		moved := s.out[last]
+		s.out[rec.outPos] = moved
+		g.rels[moved.rel].outPos = rec.outPos
+	}
+	s.out = s.out[:len(s.out)-1]
+	d := &g.nodes[rec.dst]
+	if last := int32(len(d.in) - 1); rec.inPos != last {
+		moved := d.in[last]
+		d.in[rec.inPos] = moved
+		g.rels[moved.rel].inPos = rec.inPos
+	}
+	d.in = d.in[:len(d.in)-1]
+	delete(g.keys, relKey{rec.src, rec.dst, rec.typ})
+	g.types.release(rec.typ)
+	g.rels[i] = relRec{}
+	g.freeRels = append(g.freeRels, i)
+}
+
+// RemoveRelation deletes the relation with the given key. It returns an
+// error wrapping ErrNotFound when there is none, and one wrapping
+// ErrInvalidArgument when a part of the key is empty or not valid UTF-8.
+func (g *InMemoryGraph) RemoveRelation(ctx context.Context, sourceID, targetID, relationType string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := validateKey(sourceID, targetID, relationType); err != nil {
+		return err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if i, ok := g.lookupRel(sourceID, targetID, relationType); ok {
+		g.removeRel(i)
+		return nil
+	}
+	return fmt.Errorf("kgmem: remove relation %q -[%s]-> %q: %w", sourceID, relationType, targetID, ErrNotFound)
+}
+
+func (g *InMemoryGraph) lookupRel(sourceID, targetID, relationType string) (int32, bool) {
+	src, ok1 := g.ids[sourceID]
+	dst, ok2 := g.ids[targetID]
+	t, ok3 := g.types.lookup(relationType)
+	if !ok1 || !ok2 || !ok3 {
+		return 0, false
+	}
+	i, ok := g.keys[relKey{src, dst, t}]
+	return i, ok
+}
+
+// relation returns a copy of relation slot i that shares nothing mutable with it.
+func (g *InMemoryGraph) relation(i int32) Relation {
+	rec := &g.rels[i]
+	r := Relation{
+		SourceID: g.nodes[rec.src].id,
+		TargetID: g.nodes[rec.dst].id,
+		Type:     g.types.names[rec.typ],
+		Weight:   rec.w,
+	}
+	if m := rec.more; m != nil {
+		r.Properties = cloneMap(m.properties)
+		r.SourceIDs = cloneStrings(m.sourceIDs)
+	}
+	return r
+}
+
+// GetRelation returns a copy of the relation with the given key; ok is false
+// when there is none.
+func (g *InMemoryGraph) GetRelation(ctx context.Context, sourceID, targetID, relationType string) (Relation, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return Relation{}, false, err
+	}
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	i, ok := g.lookupRel(sourceID, targetID, relationType)
+	if !ok {
+		return Relation{}, false, nil
+	}
+	return g.relation(i), true, nil
+}
+
+// Entities returns a copy of every entity, ordered by ID. Cost: O(n log n).
+func (g *InMemoryGraph) Entities(ctx context.Context) ([]Entity, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	g.mu.RLock()
+	out := make([]Entity, 0, len(g.ids))
+	for i := range g.nodes {
+		if g.nodes[i].live {
+			out = append(out, g.nodes[i].entity())
+		}
+	}
+	g.mu.RUnlock()
+	slices.SortFunc(out, func(a, b Entity) int { return cmpString(a.ID, b.ID) })
+	return out, nil
+}
+
+// Relations returns a copy of every relation, ordered by key (SourceID,
+// TargetID, Type). Cost: O(m log m).
+func (g *InMemoryGraph) Relations(ctx context.Context) ([]Relation, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	g.mu.RLock()
+	out := make([]Relation, 0, len(g.keys))
+	for i := range g.rels {
+		if g.rels[i].live {
+			out = append(out, g.relation(int32(i)))
+		}
+	}
+	g.mu.RUnlock()
+	slices.SortFunc(out, func(a, b Relation) int { return compareKeys(a.Key(), b.Key()) })
+	return out, nil
+}
+
+// FindByKeywords returns the entities whose name, an alias, ID or a tag
+// contains at least one of the keywords, compared with Unicode simple case
+// folding. Entities matching more distinct keywords come first, then entities
+// are ordered by ID. Keywords are trimmed of surrounding space and empty ones
+// are ignored; with none left the result
+// is empty. A keyword that is not valid UTF-8 returns ErrInvalidArgument.
+// Cost: O(entities × keywords × text length), a full scan.
+func (g *InMemoryGraph) FindByKeywords(ctx context.Context, keywords []string) ([]Entity, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	folded, err := foldKeywords(keywords)
+	if err != nil || len(folded) == 0 {
+		return nil, err
+	}
+	type hit struct {
+		slot  int32
+		count int
+	}
+	var (
+		hits []hit
+		buf  []string
+	)
+	g.mu.RLock()
+	for i := range g.nodes {
+		n := &g.nodes[i]
+		if !n.live {
+			continue
+		}
+		if c := n.countKeywordMatches(folded, &buf); c > 0 {
+			hits = append(hits, hit{int32(i), c})
+		}
+	}
+	slices.SortFunc(hits, func(a, b hit) int {
+		if a.count != b.count {
+			return b.count - a.count
+		}
+		return cmpString(g.nodes[a.slot].id, g.nodes[b.slot].id)
+	})
+	out := make([]Entity, len(hits))
+	for i, h := range hits {
+		out[i] = g.nodes[h.slot].entity()
+	}
+	g.mu.RUnlock()
+	return out, nil
+}
+
+// validateEntity checks the rules AddEntity enforces.
+func validateEntity(e *Entity) error {
+	if err := validateID("entity", e.ID); err != nil {
+		return err
+	}
+	bad := func(field string) error {
+		return fmt.Errorf("kgmem: entity %q: %s is not valid UTF-8: %w", e.ID, field, ErrInvalidArgument)
+	}
+	switch {
+	case !utf8.ValidString(e.Name):
+		return bad("name")
+	case !utf8.ValidString(e.Type):
+		return bad("type")
+	case !utf8.ValidString(e.Description):
+		return bad("description")
+	case !validStrings(e.Aliases):
+		return bad("an alias")
+	case !validStrings(e.Tags):
+		return bad("a tag")
+	case !validStrings(e.SourceIDs):
+		return bad("a source ID")
+	case !validMap(e.Properties):
+		return bad("a property")
+	}
+	return nil
+}
+
+// validateRelation checks the rules AddRelation enforces.
+func validateRelation(r *Relation) error {
+	if err := validateKey(r.SourceID, r.TargetID, r.Type); err != nil {
+		return err
+	}
+	if math.IsNaN(r.Weight) || r.Weight < 0 || r.Weight > 1 {
+		return fmt.Errorf("kgmem: relation %q -[%s]-> %q: weight %v is outside [0,1]: %w",
+			r.SourceID, r.Type, r.TargetID, r.Weight, ErrInvalidArgument)
+	}
+	bad := func(field string) error {
+		return fmt.Errorf("kgmem: relation %q -[%s]-> %q: %s is not valid UTF-8: %w",
+			r.SourceID, r.Type, r.TargetID, field, ErrInvalidArgument)
+	}
+	switch {
+	case !validStrings(r.SourceIDs):
+		return bad("a source ID")
+	case !validMap(r.Properties):
+		return bad("a property")
+	}
+	return nil
+}
+
+func validateKey(sourceID, targetID, typ string) error {
+	if err := validateID("source entity", sourceID); err != nil {
+		return err
+	}
+	if err := validateID("target entity", targetID); err != nil {
+		return err
+	}
+	if typ == "" {
+		return fmt.Errorf("kgmem: relation %q -> %q: empty relation type: %w", sourceID, targetID, ErrInvalidArgument)
+	}
+	if !utf8.ValidString(typ) {
+		return fmt.Errorf("kgmem: relation %q -> %q: type %q is not valid UTF-8: %w", sourceID, targetID, typ, ErrInvalidArgument)
+	}
+	return nil
+}
+
+func validateID(what, id string) error {
+	if id == "" {
+		return fmt.Errorf("kgmem: empty %s ID: %w", what, ErrInvalidArgument)
+	}
+	if !utf8.ValidString(id) {
+		return fmt.Errorf("kgmem: %s ID %q is not valid UTF-8: %w", what, id, ErrInvalidArgument)
+	}
+	return nil
+}
+
+func validStrings(ss []string) bool {
+	for _, s := range ss {
+		if !utf8.ValidString(s) {
+			return false
+		}
+	}
+	return true
+}
+
+func validMap(m map[string]string) bool {
+	for k, v := range m {
+		if !utf8.ValidString(k) || !utf8.ValidString(v) {
+			return false
+		}
+	}
+	return true
+}
+
+func cloneStrings(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return slices.Clone(s)
+}
+
+func cloneMap(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	return maps.Clone(m)
+}

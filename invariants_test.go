@@ -1,0 +1,156 @@
+package kgmem
+
+import (
+	"fmt"
+	"slices"
+)
+
+// checkInvariants verifies every invariant documented on InMemoryGraph and
+// returns the first one broken.
+func (g *InMemoryGraph) checkInvariants() error {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+
+	free := make(map[int32]bool)
+	for _, s := range g.freeNodes {
+		if free[s] {
+			return fmt.Errorf("node slot %d is on the free list twice", s)
+		}
+		free[s] = true
+	}
+	live := 0
+	for s := range g.nodes {
+		n := &g.nodes[s]
+		if n.live == free[int32(s)] {
+			return fmt.Errorf("node slot %d: live=%v but on free list=%v", s, n.live, free[int32(s)])
+		}
+		if !n.live {
+			if n.id != "" || len(n.out) > 0 || len(n.in) > 0 || n.more != nil {
+				return fmt.Errorf("free node slot %d holds data", s)
+			}
+			continue
+		}
+		live++
+		if got, ok := g.ids[n.id]; !ok || got != int32(s) {
+			return fmt.Errorf("ids[%q] = %d, %v; want slot %d", n.id, got, ok, s)
+		}
+	}
+	if live != len(g.ids) {
+		return fmt.Errorf("%d live nodes but %d IDs", live, len(g.ids))
+	}
+
+	freeRel := make(map[int32]bool)
+	for _, r := range g.freeRels {
+		if freeRel[r] {
+			return fmt.Errorf("relation slot %d is on the free list twice", r)
+		}
+		freeRel[r] = true
+	}
+	liveRels, typeRefs := 0, make(map[int32]int32)
+	for i := range g.rels {
+		r := &g.rels[i]
+		if r.live == freeRel[int32(i)] {
+			return fmt.Errorf("relation slot %d: live=%v but on free list=%v", i, r.live, freeRel[int32(i)])
+		}
+		if !r.live {
+			continue
+		}
+		liveRels++
+		typeRefs[r.typ]++
+		if !g.nodes[r.src].live || !g.nodes[r.dst].live {
+			return fmt.Errorf("relation slot %d joins a free node slot", i)
+		}
+		if got, ok := g.keys[relKey{r.src, r.dst, r.typ}]; !ok || got != int32(i) {
+			return fmt.Errorf("keys for relation slot %d = %d, %v", i, got, ok)
+		}
+		out := g.nodes[r.src].out
+		if int(r.outPos) >= len(out) || out[r.outPos] != (adj{to: r.dst, rel: int32(i), w: r.w}) {
+			return fmt.Errorf("relation slot %d: out[%d] of its source does not point back", i, r.outPos)
+		}
+		in := g.nodes[r.dst].in
+		if int(r.inPos) >= len(in) || in[r.inPos] != (adj{to: r.src, rel: int32(i), w: r.w}) {
+			return fmt.Errorf("relation slot %d: in[%d] of its target does not point back", i, r.inPos)
+		}
+	}
+	if liveRels != len(g.keys) {
+		return fmt.Errorf("%d live relations but %d keys", liveRels, len(g.keys))
+	}
+	adjCount := 0
+	for s := range g.nodes {
+		adjCount += len(g.nodes[s].out) + len(g.nodes[s].in)
+	}
+	if adjCount != 2*liveRels {
+		return fmt.Errorf("%d adjacency entries for %d relations", adjCount, liveRels)
+	}
+
+	if len(g.types.ids) != len(typeRefs) {
+		return fmt.Errorf("%d interned types but %d in use", len(g.types.ids), len(typeRefs))
+	}
+	for name, id := range g.types.ids {
+		if g.types.names[id] != name || g.types.refs[id] != typeRefs[id] {
+			return fmt.Errorf("type %q: name %q refs %d, want refs %d", name, g.types.names[id], g.types.refs[id], typeRefs[id])
+		}
+	}
+
+	want := make(map[string][]int32)
+	for s := range g.nodes {
+		n := &g.nodes[s]
+		if !n.live {
+			continue
+		}
+		tags := n.tags()
+		if len(tags) > g.tags.MaxTagsPerEntity {
+			return fmt.Errorf("entity %q has %d tags, limit %d", n.id, len(tags), g.tags.MaxTagsPerEntity)
+		}
+		for _, t := range tags {
+			if t == "" || t != normalizeTag(t) {
+				return fmt.Errorf("entity %q has unnormalised tag %q", n.id, t)
+			}
+			if slices.Contains(want[t], int32(s)) {
+				return fmt.Errorf("entity %q has tag %q twice", n.id, t)
+			}
+			want[t] = append(want[t], int32(s))
+		}
+	}
+	if len(want) != len(g.tagIndex) {
+		return fmt.Errorf("tag index has %d tags, entities carry %d", len(g.tagIndex), len(want))
+	}
+	for t, slots := range want {
+		set := g.tagIndex[t]
+		if len(set) != len(slots) {
+			return fmt.Errorf("tag %q indexes %d entities, %d carry it", t, len(set), len(slots))
+		}
+		for _, s := range slots {
+			if _, ok := set[s]; !ok {
+				return fmt.Errorf("tag %q does not index slot %d", t, s)
+			}
+		}
+	}
+	var fresh nameIndex
+	for s := range g.nodes {
+		if g.nodes[s].live {
+			fresh.indexNames(int32(s), &g.nodes[s], true)
+		}
+	}
+	if !sameNameIndex(&fresh, &g.names) {
+		return fmt.Errorf("name index differs from one rebuilt from the entities:\n got %+v\nwant %+v", g.names, fresh)
+	}
+	return nil
+}
+
+func sameNameIndex(a, b *nameIndex) bool {
+	if len(a.one) != len(b.one) || len(a.many) != len(b.many) || a.lengths != b.lengths {
+		return false
+	}
+	for k, v := range a.one {
+		if w, ok := b.one[k]; !ok || w != v {
+			return false
+		}
+	}
+	for k, v := range a.many {
+		if !slices.Equal(v, b.many[k]) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,45 @@
+// Package kgmemtest checks that an implementation of [kgmem.KnowledgeGraph]
+// keeps the contract the in-memory reference, [kgmem.InMemoryGraph], keeps.
+//
+// A backend proves conformance with one test:
+//
+//	func TestConformance(t *testing.T) {
+//		kgmemtest.Run(t, func(t *testing.T) kgmem.KnowledgeGraph {
+//			return mybackend.New(...)
+//		})
+//	}
+//
+// [Run] calls the constructor once per subtest and expects an empty graph each
+// time; a backend that needs cleanup registers it with t.Cleanup inside the
+// constructor. Subtests run one after another, never in parallel.
+//
+// # What the suite covers
+//
+// Everything is checked through the KnowledgeGraph interface only:
+//
+//   - write validation: empty IDs and relation types, invalid UTF-8 in any
+//     string, weights that are NaN, infinite or outside [0,1] wrap
+//     [kgmem.ErrInvalidArgument]; relations to missing entities and removal
+//     of absent objects wrap [kgmem.ErrNotFound]; each message names the
+//     offending value, and a rejected write leaves the graph as it was;
+//   - upsert, cascade and replace semantics of AddEntity, RemoveEntity and
+//     AddRelation;
+//   - returned values are copies, and inputs are copied on write;
+//   - GetRelated: option validation, fewest hops, best score, tie-breaking by
+//     path and relation key, ordering, directions, type filters, weight decay,
+//     MaxNodesPerHop, Limit, and agreement with a brute-force reference on
+//     random graphs;
+//   - tag normalisation, the tag index, FindTags and EntityCountByTag;
+//   - FindByKeywords matching and ordering;
+//   - an already-cancelled context fails every method with
+//     [context.Canceled] and leaves the graph unchanged.
+//
+// # Comparing answers
+//
+// [CheckRelated] checks the invariants every GetRelated answer satisfies and
+// [RequireSameRelated] compares two answers field by field; persistence and
+// backend tests use them to compare a graph with a reloaded copy or with the
+// reference.
+//
+// The package uses only the standard testing package.
+package kgmemtest

@@ -1,0 +1,378 @@
+package kgmem
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"unicode/utf8"
+)
+
+// Entity linking finds the entities a text names, by exact match of their
+// names and aliases. Matching works on units: a word (a run of letters and
+// digits outside CJK scripts) is one unit, and each CJK character is one
+// unit, so that "Project Apollo" matches "who works on project apollo?" and
+// 张三 matches "张三负责什么项目？", while "go" does not match inside "google".
+// Units are compared after case folding and full-width narrowing; anything
+// that is neither a letter, a digit nor CJK only separates units.
+
+// maxLinkUnits is the longest name, in units, that linking indexes. Longer
+// names and aliases are stored but cannot be linked by an exact match.
+const maxLinkUnits = 16
+
+// Link qualities: how sure a match is that the text means the entity.
+const (
+	nameQuality  = 1.0 // the text spells the entity's name
+	aliasQuality = 0.9 // the text spells one of its aliases
+)
+
+// EntityMention is an entity that a text names.
+type EntityMention struct {
+	Entity Entity
+	// Text is the part of the linked text that names the entity, as
+	// written, and Start and End are its byte offsets.
+	Text       string
+	Start, End int
+	// Alias reports that Text matched an alias rather than the name.
+	Alias bool
+	// Quality in (0,1] says how sure the match is: 1 for the name, 0.9 for
+	// an alias, divided by the number of entities the same words name.
+	Quality float64
+}
+
+// EntityLinker is implemented by graphs that can find the entities a text
+// names without scanning every entity. MemoryRetriever uses it when the
+// graph offers it and falls back to FindByKeywords otherwise.
+type EntityLinker interface {
+	LinkEntities(ctx context.Context, text string) ([]EntityMention, error)
+}
+
+var _ EntityLinker = (*InMemoryGraph)(nil)
+
+// linkUnit is one unit of a text: its folded form and its byte span.
+type linkUnit struct {
+	key        string
+	start, end int
+	word       bool // a word unit, not a CJK character
+}
+
+// splitUnits cuts text into link units.
+func splitUnits(text string) []linkUnit {
+	var units []linkUnit
+	var word []byte
+	wordStart := -1
+	endWord := func(at int) {
+		if wordStart >= 0 {
+			units = append(units, linkUnit{key: string(word), start: wordStart, end: at, word: true})
+			word, wordStart = word[:0], -1
+		}
+	}
+	for i := 0; i < len(text); {
+		r, size := decode(text, i)
+		switch {
+		case r != utf8.RuneError && isCJK(r):
+			endWord(i)
+			units = append(units, linkUnit{key: string(foldRune(r)), start: i, end: i + size})
+		case r != utf8.RuneError && isWordRune(r):
+			if wordStart < 0 {
+				wordStart = i
+			}
+			word = utf8.AppendRune(word, foldRune(r))
+		default:
+			endWord(i)
+		}
+		i += size
+	}
+	endWord(len(text))
+	return units
+}
+
+// appendKey appends the match key of units to dst: their folded forms,
+// with a space between two adjacent word units and nothing elsewhere.
+func appendKey(dst []byte, units []linkUnit) []byte {
+	for i, u := range units {
+		if i > 0 && u.word && units[i-1].word {
+			dst = append(dst, ' ')
+		}
+		dst = append(dst, u.key...)
+	}
+	return dst
+}
+
+// linkKey returns the match key of a name, and false when the name has no
+// units or more than maxLinkUnits.
+func linkKey(name string) (string, int, bool) {
+	units := splitUnits(name)
+	if len(units) == 0 || len(units) > maxLinkUnits {
+		return "", 0, false
+	}
+	key := appendKey(nil, units)
+	if string(key) == name {
+		return name, len(units), true // share the name's bytes
+	}
+	return string(key), len(units), true
+}
+
+// nameRef is an entity bearing a key: slot<<1, plus 1 for an alias.
+type nameRef int32
+
+func (r nameRef) slot() int32 { return int32(r) >> 1 }
+func (r nameRef) alias() bool { return r&1 == 1 }
+func makeRef(slot int32, alias bool) nameRef {
+	if alias {
+		return nameRef(slot<<1 | 1)
+	}
+	return nameRef(slot << 1)
+}
+
+// nameIndex maps the match keys of names and aliases to the entities that
+// bear them. Most keys name one entity, so they live in one; keys borne by
+// several entities (or by one entity twice, as name and alias) move to many.
+//
+// Invariant: a key is in at most one of one and many; many[k] has at least
+// two refs, sorted; lengths[n] counts the keys of n units.
+type nameIndex struct {
+	one     map[string]nameRef
+	many    map[string][]nameRef
+	lengths [maxLinkUnits + 1]int
+}
+
+func (x *nameIndex) add(name string, ref nameRef) {
+	key, n, ok := linkKey(name)
+	if !ok {
+		return
+	}
+	if x.one == nil {
+		x.one, x.many = make(map[string]nameRef), make(map[string][]nameRef)
+	}
+	if refs, ok := x.many[key]; ok {
+		i, _ := slices.BinarySearch(refs, ref)
+		x.many[key] = slices.Insert(refs, i, ref)
+		return
+	}
+	if first, ok := x.one[key]; ok {
+		delete(x.one, key)
+		x.many[key] = []nameRef{min(first, ref), max(first, ref)}
+		return
+	}
+	x.one[key] = ref
+	x.lengths[n]++
+}
+
+func (x *nameIndex) remove(name string, ref nameRef) {
+	key, n, ok := linkKey(name)
+	if !ok {
+		return
+	}
+	if refs, ok := x.many[key]; ok {
+		if i, found := slices.BinarySearch(refs, ref); found {
+			refs = slices.Delete(refs, i, i+1)
+		}
+		if len(refs) == 1 {
+			delete(x.many, key)
+			x.one[key] = refs[0]
+		} else {
+			x.many[key] = refs
+		}
+		return
+	}
+	if got, ok := x.one[key]; ok && got == ref {
+		delete(x.one, key)
+		x.lengths[n]--
+	}
+}
+
+// lookup returns the refs bearing key; buf is reused for the answer.
+func (x *nameIndex) lookup(key []byte, buf []nameRef) []nameRef {
+	if r, ok := x.one[string(key)]; ok {
+		return append(buf[:0], r)
+	}
+	return append(buf[:0], x.many[string(key)]...)
+}
+
+func (x *nameIndex) maxUnits() int {
+	for n := maxLinkUnits; n > 0; n-- {
+		if x.lengths[n] > 0 {
+			return n
+		}
+	}
+	return 0
+}
+
+// indexNames adds or removes the names and aliases of the entity in slot s.
+func (x *nameIndex) indexNames(s int32, n *node, add bool) {
+	op := x.remove
+	if add {
+		op = x.add
+	}
+	op(n.name, makeRef(s, false))
+	if n.more != nil {
+		for _, a := range n.more.aliases {
+			op(a, makeRef(s, true))
+		}
+	}
+}
+
+// mention is a match before it is turned into an EntityMention.
+type mention struct {
+	ref         nameRef
+	first, last int // unit span, inclusive
+	quality     float64
+}
+
+// match finds the names x knows in text. For each position it tries the
+// longest key first; overlapping matches are resolved longest first (then
+// leftmost), so a name inside a longer matched name is dropped. An entity
+// named several times keeps its best mention. Cost: O(units × maxUnits) map
+// lookups, independent of how many entities x holds.
+func (x *nameIndex) match(units []linkUnit) []mention {
+	longest := x.maxUnits()
+	type span struct{ first, last int }
+	var spans []span
+	var key []byte
+	for i := range units {
+		for n := min(longest, len(units)-i); n > 0; n-- {
+			key = appendKey(key[:0], units[i:i+n])
+			if _, ok := x.one[string(key)]; ok {
+				spans = append(spans, span{i, i + n - 1})
+				continue
+			}
+			if _, ok := x.many[string(key)]; ok {
+				spans = append(spans, span{i, i + n - 1})
+			}
+		}
+	}
+	slices.SortFunc(spans, func(a, b span) int {
+		if c := cmp.Compare(b.last-b.first, a.last-a.first); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.first, b.first)
+	})
+	taken := make([]bool, len(units))
+	var out []mention
+	var refs []nameRef
+	for _, s := range spans {
+		if slices.Contains(taken[s.first:s.last+1], true) {
+			continue
+		}
+		for i := s.first; i <= s.last; i++ {
+			taken[i] = true
+		}
+		refs = x.lookup(appendKey(key[:0], units[s.first:s.last+1]), refs)
+		bearers := 1
+		for i := 1; i < len(refs); i++ {
+			if refs[i].slot() != refs[i-1].slot() {
+				bearers++
+			}
+		}
+		for _, r := range refs {
+			q := nameQuality
+			if r.alias() {
+				q = aliasQuality
+			}
+			out = append(out, mention{ref: r, first: s.first, last: s.last, quality: q / float64(bearers)})
+		}
+	}
+	// One mention per entity: the best quality, then the leftmost.
+	slices.SortFunc(out, func(a, b mention) int {
+		if c := cmp.Compare(a.ref.slot(), b.ref.slot()); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.quality, a.quality); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.first, b.first)
+	})
+	return slices.CompactFunc(out, func(a, b mention) bool { return a.ref.slot() == b.ref.slot() })
+}
+
+// LinkEntities returns the entities text names by their name or an alias:
+// exact matches after case folding and full-width narrowing, on word
+// boundaries for alphabetic scripts and anywhere for CJK. The longest match
+// wins and a match inside a longer one is dropped, so "张三负责什么项目？"
+// links the entity named 张三 and "who works on project apollo" the one named
+// "Project Apollo". Mentions are ordered by position, then entity ID. Text
+// that is not valid UTF-8 returns ErrInvalidArgument. Cost: O(units of text ×
+// the longest indexed name), independent of the number of entities.
+func (g *InMemoryGraph) LinkEntities(ctx context.Context, text string) ([]EntityMention, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !utf8.ValidString(text) {
+		return nil, fmt.Errorf("kgmem: link entities: text %q is not valid UTF-8: %w", text, ErrInvalidArgument)
+	}
+	units := splitUnits(text)
+	g.mu.RLock()
+	found := g.names.match(units)
+	out := make([]EntityMention, len(found))
+	for i, m := range found {
+		start, end := units[m.first].start, units[m.last].end
+		out[i] = EntityMention{
+			Entity:  g.nodes[m.ref.slot()].entity(),
+			Text:    text[start:end],
+			Start:   start,
+			End:     end,
+			Alias:   m.ref.alias(),
+			Quality: m.quality,
+		}
+	}
+	g.mu.RUnlock()
+	sortMentions(out)
+	return out, nil
+}
+
+func sortMentions(ms []EntityMention) {
+	slices.SortFunc(ms, func(a, b EntityMention) int {
+		if c := cmp.Compare(a.Start, b.Start); c != 0 {
+			return c
+		}
+		return cmpString(a.Entity.ID, b.Entity.ID)
+	})
+}
+
+// LinkWithKeywords links the entities text names using only
+// KnowledgeGraph.FindByKeywords, for graphs that do not implement
+// EntityLinker. It asks for the entities whose names contain a token of the
+// text (see Tokenize), then applies exactly the matching rules of
+// InMemoryGraph.LinkEntities to those candidates, so both paths link the
+// same entities whenever the candidate search finds them.
+func LinkWithKeywords(ctx context.Context, g KnowledgeGraph, text string) ([]EntityMention, error) {
+	if !utf8.ValidString(text) {
+		return nil, fmt.Errorf("kgmem: link entities: text %q is not valid UTF-8: %w", text, ErrInvalidArgument)
+	}
+	units := splitUnits(text)
+	if len(units) == 0 {
+		return nil, ctx.Err()
+	}
+	keywords := make([]string, 0, len(units))
+	for _, u := range units {
+		keywords = append(keywords, u.key)
+	}
+	candidates, err := g.FindByKeywords(ctx, keywords)
+	if err != nil {
+		return nil, err
+	}
+	var x nameIndex
+	for i := range candidates {
+		e := &candidates[i]
+		x.add(e.Name, makeRef(int32(i), false))
+		for _, a := range e.Aliases {
+			x.add(a, makeRef(int32(i), true))
+		}
+	}
+	found := x.match(units)
+	out := make([]EntityMention, len(found))
+	for i, m := range found {
+		start, end := units[m.first].start, units[m.last].end
+		out[i] = EntityMention{
+			Entity:  candidates[m.ref.slot()],
+			Text:    text[start:end],
+			Start:   start,
+			End:     end,
+			Alias:   m.ref.alias(),
+			Quality: m.quality,
+		}
+	}
+	sortMentions(out)
+	return out, nil
+}

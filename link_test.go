@@ -1,0 +1,143 @@
+package kgmem_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/kgmem/kgmem"
+	"github.com/stretchr/testify/require"
+)
+
+// keywordOnlyGraph hides InMemoryGraph's EntityLinker so that linking has to
+// go through FindByKeywords.
+type keywordOnlyGraph struct{ kgmem.KnowledgeGraph }
+
+func linkGraph(t *testing.T, entities ...kgmem.Entity) *kgmem.InMemoryGraph {
+	t.Helper()
+	g := kgmem.NewInMemoryGraph()
+	for _, e := range entities {
+		require.NoError(t, g.AddEntity(context.Background(), e))
+	}
+	return g
+}
+
+type linked struct {
+	ID      string
+	Text    string
+	Alias   bool
+	Quality float64
+}
+
+func summarize(ms []kgmem.EntityMention, text string) []linked {
+	var out []linked
+	for _, m := range ms {
+		if text[m.Start:m.End] != m.Text {
+			panic("mention offsets do not match its text")
+		}
+		out = append(out, linked{m.Entity.ID, m.Text, m.Alias, m.Quality})
+	}
+	return out
+}
+
+func TestLinkEntities(t *testing.T) {
+	g := linkGraph(t,
+		kgmem.Entity{ID: "p:zs", Name: "张三"},
+		kgmem.Entity{ID: "p:zsf", Name: "张三丰"},
+		kgmem.Entity{ID: "prj:a", Name: "项目A"},
+		kgmem.Entity{ID: "project:apollo", Name: "Project Apollo", Aliases: []string{"Apollo"}},
+		kgmem.Entity{ID: "lang:go", Name: "Go"},
+		kgmem.Entity{ID: "god:apollo", Name: "Phoebus", Aliases: []string{"apollo"}},
+		kgmem.Entity{ID: "k8s", Name: "Kubernetes", Aliases: []string{"K8s"}},
+	)
+	tests := []struct {
+		text string
+		want []linked
+	}{
+		{"张三负责什么项目？", []linked{{"p:zs", "张三", false, 1}}},
+		{"张三丰是谁", []linked{{"p:zsf", "张三丰", false, 1}}},
+		{"who works on project apollo", []linked{{"project:apollo", "project apollo", false, 1}}},
+		{"Who works on PROJECT   APOLLO?", []linked{{"project:apollo", "PROJECT   APOLLO", false, 1}}},
+		// "apollo" alone is an alias of two entities: the evidence is split.
+		{"tell me about apollo", []linked{{"god:apollo", "apollo", true, 0.45}, {"project:apollo", "apollo", true, 0.45}}},
+		{"does google use go?", []linked{{"lang:go", "go", false, 1}}},
+		{"googlers", nil},
+		{"张三和项目A", []linked{{"p:zs", "张三", false, 1}, {"prj:a", "项目A", false, 1}}},
+		{"Ｋ８ｓ cluster", []linked{{"k8s", "Ｋ８ｓ", true, 0.9}}},
+		{"", nil},
+		{"？！…", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			got, err := g.LinkEntities(context.Background(), tt.text)
+			require.NoError(t, err)
+			require.Equal(t, tt.want, summarize(got, tt.text))
+			fallback, err := kgmem.LinkWithKeywords(context.Background(), keywordOnlyGraph{g}, tt.text)
+			require.NoError(t, err)
+			require.Equal(t, tt.want, summarize(fallback, tt.text), "FindByKeywords fallback")
+		})
+	}
+	_, err := g.LinkEntities(context.Background(), "\xff")
+	require.ErrorIs(t, err, kgmem.ErrInvalidArgument)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = g.LinkEntities(ctx, "张三")
+	require.ErrorIs(t, err, context.Canceled)
+}
+
+func TestLinkEntitiesFollowsWrites(t *testing.T) {
+	ctx := context.Background()
+	g := linkGraph(t, kgmem.Entity{ID: "x", Name: "Old Name", Aliases: []string{"Nick"}})
+	link := func(text string) []string {
+		ms, err := g.LinkEntities(ctx, text)
+		require.NoError(t, err)
+		var ids []string
+		for _, m := range ms {
+			ids = append(ids, m.Entity.ID)
+		}
+		return ids
+	}
+	require.Equal(t, []string{"x"}, link("old name"))
+	require.NoError(t, g.AddEntity(ctx, kgmem.Entity{ID: "x", Name: "New Name"}))
+	require.Empty(t, link("old name"))
+	require.Empty(t, link("nick"))
+	require.Equal(t, []string{"x"}, link("the new name"))
+	require.NoError(t, g.RemoveEntity(ctx, "x"))
+	require.Empty(t, link("new name"))
+}
+
+// TestLinkEntitiesMatchesFallback checks on random vocabularies that the
+// indexed linker and the FindByKeywords fallback agree.
+func TestLinkEntitiesMatchesFallback(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(3, 4))
+	words := []string{"alpha", "Beta", "gamma", "张", "三", "丰", "项目", "A", "go", "Go"}
+	phrase := func(n int) string {
+		var parts []string
+		for range n {
+			parts = append(parts, words[rng.IntN(len(words))])
+		}
+		sep := []string{" ", "", "-", "、"}[rng.IntN(4)]
+		return strings.Join(parts, sep)
+	}
+	for round := range 200 {
+		g := kgmem.NewInMemoryGraph()
+		for i := range 1 + rng.IntN(8) {
+			e := kgmem.Entity{ID: fmt.Sprintf("e%d", i), Name: phrase(1 + rng.IntN(3))}
+			if rng.IntN(2) == 0 {
+				e.Aliases = []string{phrase(1 + rng.IntN(2))}
+			}
+			require.NoError(t, g.AddEntity(ctx, e))
+		}
+		for range 5 {
+			text := phrase(1 + rng.IntN(6))
+			want, err := g.LinkEntities(ctx, text)
+			require.NoError(t, err)
+			got, err := kgmem.LinkWithKeywords(ctx, keywordOnlyGraph{g}, text)
+			require.NoError(t, err)
+			require.Equal(t, summarize(want, text), summarize(got, text), "round %d text %q", round, text)
+		}
+	}
+}

@@ -1,0 +1,169 @@
+package kgmem
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// normalizeTags returns tags trimmed, lower-cased, de-duplicated (first
+// occurrence kept), without empties and cut to max. It returns an error
+// wrapping ErrInvalidArgument when a tag is not valid UTF-8. The result never
+// aliases tags.
+func normalizeTags(tags []string, max int) ([]string, error) {
+	var out []string
+	for _, t := range tags {
+		if !utf8.ValidString(t) {
+			return nil, fmt.Errorf("kgmem: tag %q is not valid UTF-8: %w", t, ErrInvalidArgument)
+		}
+		t = normalizeTag(t)
+		if t == "" || slices.Contains(out, t) || len(out) == max {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func normalizeTag(t string) string { return strings.ToLower(strings.TrimSpace(t)) }
+
+// indexTags adds slot s under each of tags; the caller holds g.mu for writing.
+func (g *InMemoryGraph) indexTags(s int32, tags []string) {
+	for _, t := range tags {
+		set := g.tagIndex[t]
+		if set == nil {
+			set = make(map[int32]struct{})
+			g.tagIndex[t] = set
+		}
+		set[s] = struct{}{}
+	}
+}
+
+// unindexTags removes slot s from each of tags, dropping tags left with no
+// entity; the caller holds g.mu for writing.
+func (g *InMemoryGraph) unindexTags(s int32, tags []string) {
+	for _, t := range tags {
+		set := g.tagIndex[t]
+		delete(set, s)
+		if len(set) == 0 {
+			delete(g.tagIndex, t)
+		}
+	}
+}
+
+// SetEntityTags replaces the tags of the entity with the given ID and returns
+// how many it kept. Tags are trimmed, lower-cased, de-duplicated keeping the
+// first occurrence, emptied ones dropped, then cut to MaxTagsPerEntity. It
+// returns an error wrapping ErrNotFound for an unknown entity and one wrapping
+// ErrInvalidArgument for an empty or invalid ID or a tag that is not valid
+// UTF-8; on error nothing changes.
+func (g *InMemoryGraph) SetEntityTags(ctx context.Context, id string, tags []string) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if err := validateID("entity", id); err != nil {
+		return 0, err
+	}
+	norm, err := normalizeTags(tags, g.tags.MaxTagsPerEntity)
+	if err != nil {
+		return 0, fmt.Errorf("kgmem: set tags of entity %q: %w", id, err)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	s, ok := g.ids[id]
+	if !ok {
+		return 0, fmt.Errorf("kgmem: set tags of entity %q: %w", id, ErrNotFound)
+	}
+	n := &g.nodes[s]
+	g.unindexTags(s, n.tags())
+	switch {
+	case n.more != nil:
+		more := *n.more // entityMore values are never shared, but copy for clarity of ownership
+		more.tags = norm
+		n.more = &more
+	case len(norm) > 0:
+		n.more = &entityMore{tags: norm}
+	}
+	g.indexTags(s, norm)
+	return len(norm), nil
+}
+
+// FindTags returns, sorted, every tag in use that starts with prefix after
+// prefix is lower-cased. An empty prefix returns every tag. A prefix that is
+// not valid UTF-8 returns ErrInvalidArgument. Cost: O(tags in use).
+func (g *InMemoryGraph) FindTags(ctx context.Context, prefix string) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !utf8.ValidString(prefix) {
+		return nil, fmt.Errorf("kgmem: tag prefix %q is not valid UTF-8: %w", prefix, ErrInvalidArgument)
+	}
+	prefix = strings.ToLower(prefix)
+	var out []string
+	g.mu.RLock()
+	for t := range g.tagIndex {
+		if strings.HasPrefix(t, prefix) {
+			out = append(out, t)
+		}
+	}
+	g.mu.RUnlock()
+	slices.Sort(out)
+	return out, nil
+}
+
+// EntityCountByTag returns how many entities carry tag, after tag is trimmed
+// and lower-cased; 0 for a tag no entity has. A tag that is not valid UTF-8
+// returns ErrInvalidArgument.
+func (g *InMemoryGraph) EntityCountByTag(ctx context.Context, tag string) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if !utf8.ValidString(tag) {
+		return 0, fmt.Errorf("kgmem: tag %q is not valid UTF-8: %w", tag, ErrInvalidArgument)
+	}
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return len(g.tagIndex[normalizeTag(tag)]), nil
+}
+
+// foldKeywords trims and case-folds keywords, dropping empty ones and
+// duplicates.
+func foldKeywords(keywords []string) ([]string, error) {
+	var out []string
+	for _, k := range keywords {
+		if !utf8.ValidString(k) {
+			return nil, fmt.Errorf("kgmem: keyword %q is not valid UTF-8: %w", k, ErrInvalidArgument)
+		}
+		if k = foldString(strings.TrimSpace(k)); k != "" && !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
+
+// countKeywordMatches returns how many of the folded keywords occur in n's
+// ID, name, an alias or a tag. buf is scratch space reused across calls.
+func (n *node) countKeywordMatches(folded []string, buf *[]string) int {
+	texts := append((*buf)[:0], foldString(n.id), foldString(n.name))
+	if n.more != nil {
+		for _, a := range n.more.aliases {
+			texts = append(texts, foldString(a))
+		}
+		for _, t := range n.more.tags {
+			texts = append(texts, foldString(t))
+		}
+	}
+	*buf = texts
+	count := 0
+	for _, k := range folded {
+		for _, t := range texts {
+			if strings.Contains(t, k) {
+				count++
+				break
+			}
+		}
+	}
+	return count
+}
