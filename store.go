@@ -1,0 +1,666 @@
+package kgmem
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// KnowledgePage is a unit of content an agent remembers: a note, a document
+// chunk, a summary. ID is its identity; Title and Content are searched;
+// Tags and Metadata are carried along for the caller.
+type KnowledgePage struct {
+	ID       string            `json:"id"`
+	Title    string            `json:"title,omitempty"`
+	Content  string            `json:"content"`
+	Tags     []string          `json:"tags,omitempty"`
+	Metadata map[string]string `json:"metadata,omitempty"`
+}
+
+// clone returns a copy of p that shares no slice or map with it.
+func (p KnowledgePage) clone() KnowledgePage {
+	p.Tags = slices.Clone(p.Tags)
+	p.Metadata = maps.Clone(p.Metadata)
+	return p
+}
+
+// ScoredPage is one result of a content search.
+type ScoredPage struct {
+	Page  KnowledgePage
+	Score float64 // [0,1]; see InMemoryKnowledgeStore.Search for its meaning
+}
+
+// KnowledgeStore is the content channel of a [MemoryRetriever]: it finds the
+// pages relevant to a query. It is the one method the retriever needs, so
+// any search backend can stand behind it.
+//
+// Search returns at most limit pages, best first, each with a score in
+// [0,1]; limit ≤ 0 means an implementation-defined default. A query with no
+// searchable terms returns no pages and no error. A query that is not valid
+// UTF-8 returns an error wrapping ErrInvalidArgument. When ctx is cancelled
+// Search returns ctx.Err().
+type KnowledgeStore interface {
+	Search(ctx context.Context, query string, limit int) ([]ScoredPage, error)
+}
+
+var _ KnowledgeStore = (*InMemoryKnowledgeStore)(nil)
+
+// Defaults of the knowledge store's ranking.
+const (
+	// DefaultBM25K1 is the BM25 term-frequency saturation k1: how quickly
+	// repeating a term stops adding to a page's score.
+	DefaultBM25K1 = 1.2
+	// DefaultBM25B is the BM25 length normalisation b: 0 ignores page
+	// length, 1 divides term frequency fully by relative length.
+	DefaultBM25B = 0.75
+	// DefaultTitleBoost is how many times a title occurrence of a term
+	// counts compared with a content occurrence.
+	DefaultTitleBoost = 2.0
+	// DefaultSearchLimit is the number of pages Search returns when limit
+	// is 0 or negative.
+	DefaultSearchLimit = 10
+
+	maxBM25K1     = 100
+	maxTitleBoost = 100
+)
+
+// StoreOption configures NewInMemoryKnowledgeStore.
+type StoreOption func(*storeConfig)
+
+// storeConfig holds the ranking parameters; newStoreConfig sets every
+// default.
+type storeConfig struct {
+	k1, b, titleBoost float64
+}
+
+func newStoreConfig(opts []StoreOption) storeConfig {
+	c := storeConfig{k1: DefaultBM25K1, b: DefaultBM25B, titleBoost: DefaultTitleBoost}
+	for _, o := range opts {
+		if o != nil {
+			o(&c)
+		}
+	}
+	return c
+}
+
+// WithBM25 sets the BM25 parameters: k1 in [0,100] (default
+// DefaultBM25K1 = 1.2) and b in [0,1] (default DefaultBM25B = 0.75). A value
+// outside its range, NaN included, is ignored and that parameter keeps its
+// default; the other one still applies.
+func WithBM25(k1, b float64) StoreOption {
+	return func(c *storeConfig) {
+		if k1 >= 0 && k1 <= maxBM25K1 { // false for NaN
+			c.k1 = k1
+		}
+		if b >= 0 && b <= 1 {
+			c.b = b
+		}
+	}
+}
+
+// WithTitleBoost sets how many times a term in a page's title counts
+// compared with the same term in its content, in [0,100] (default
+// DefaultTitleBoost = 2). 0 leaves titles out of the index. A value outside
+// the range, NaN included, is ignored and the default stays.
+func WithTitleBoost(x float64) StoreOption {
+	return func(c *storeConfig) {
+		if x >= 0 && x <= maxTitleBoost {
+			c.titleBoost = x
+		}
+	}
+}
+
+// InMemoryKnowledgeStore is a [KnowledgeStore] that keeps pages in memory
+// and ranks them with BM25 over an inverted index of their titles and
+// contents, both cut into terms by [Tokenize].
+//
+// A page is indexed as one field in which each title term counts titleBoost
+// times and each content term once; its length is titleBoost × (title
+// terms) + (content terms). Tags and metadata are stored, not searched.
+//
+// # Concurrency
+//
+// All methods are safe for concurrent use. Writes take the lock
+// exclusively; Search and Get share it. Tokenizing and copying happen
+// outside the lock.
+//
+// # Costs
+//
+// Put and Delete cost O(terms of the page) plus map updates. Search costs
+// O(postings of the query's terms × log limit): it reads only the postings
+// of the terms the query contains and never scans every page. A query of
+// several terms sums scores in a scratch array of one float64 per page,
+// kept between searches and allocated again only when the store has grown
+// or the garbage collector has reclaimed it.
+type InMemoryKnowledgeStore struct {
+	// Ranking parameters; set once by NewInMemoryKnowledgeStore, then
+	// read-only.
+	k1, b, titleBoost float64
+
+	// mu guards pages, postings, numbered, free, titleTerms and
+	// contentTerms.
+	//
+	// Invariants, true whenever mu is not held for writing:
+	//   - pages[id] is the entry of the page with that ID; its page field is
+	//     a private copy that is never modified after it is stored (an
+	//     upsert replaces the entry), so it may be copied outside mu.
+	//   - postings[t] exists exactly when some page's title (if titleBoost
+	//     > 0) or content has term t, and postings[t].list holds exactly one
+	//     posting per such page, with that page's frequencies of t.
+	//   - For every entry e and every k, e.terms[k].list.list[e.terms[k].pos]
+	//     is e's posting, and that posting's ref is k: each page knows
+	//     where its postings are, so removing a page touches only them.
+	//   - numbered[e.num] == e for every stored entry e; every other element
+	//     of numbered is nil and its index is in free, once. Entry numbers
+	//     are dense, so Search can sum scores in an array instead of a map.
+	//   - titleTerms and contentTerms are the sums over pages of
+	//     titleLen and contentLen; they are integers so that every sequence
+	//     of writes reaching the same pages gives the same statistics, and
+	//     hence the same scores, bit for bit.
+	mu           sync.RWMutex
+	pages        map[string]*pageEntry
+	postings     map[string]*postingList
+	numbered     []*pageEntry
+	free         []int32
+	titleTerms   int64
+	contentTerms int64
+
+	// sums holds *scoreSums for searches of several terms; each search
+	// takes one for its own use, so sharing mu for reading is enough.
+	sums sync.Pool
+}
+
+// scoreSums accumulates per-page scores during one search: sum[e.num] is
+// page e's score so far, touched the numbers with a non-zero sum. Between
+// searches every sum is 0 and touched is empty.
+type scoreSums struct {
+	sum     []float64
+	touched []int32
+}
+
+// pageEntry is a stored page and its place in the index.
+type pageEntry struct {
+	page       KnowledgePage
+	titleLen   int     // terms in the title; 0 when titleBoost is 0
+	contentLen int     // terms in the content
+	length     float64 // titleBoost*titleLen + contentLen
+	terms      []termRef
+	num        int32 // the entry's index in numbered
+}
+
+// termRef locates one of a page's postings.
+type termRef struct {
+	list *postingList
+	pos  int // index of the page's posting in list.list
+}
+
+// postingList is the postings of one term, in no particular order.
+type postingList struct {
+	term string // the postings map key; owned, not a slice of a page
+	list []posting
+}
+
+// posting records that a page contains a term. It repeats the entry's
+// length and number so that scoring reads only the postings list.
+type posting struct {
+	entry  *pageEntry
+	tf     float64 // titleBoost × title frequency + content frequency; > 0
+	length float64 // entry.length
+	num    int32   // entry.num
+	ref    int32   // index of the termRef in entry.terms that points here
+}
+
+// NewInMemoryKnowledgeStore returns an empty store ranked with the given
+// options; without options it uses k1 = 1.2, b = 0.75 and title boost 2.
+func NewInMemoryKnowledgeStore(opts ...StoreOption) *InMemoryKnowledgeStore {
+	c := newStoreConfig(opts)
+	return &InMemoryKnowledgeStore{
+		k1:         c.k1,
+		b:          c.b,
+		titleBoost: c.titleBoost,
+		pages:      make(map[string]*pageEntry),
+		postings:   make(map[string]*postingList),
+	}
+}
+
+// Len returns the number of pages stored.
+func (s *InMemoryKnowledgeStore) Len() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.pages)
+}
+
+// Put stores p, replacing the page with the same ID if there is one, and
+// indexes its title and content. p is copied: changing its Tags or Metadata
+// afterwards changes nothing in the store.
+//
+// An empty ID, or an ID, title, content, tag, metadata key or metadata value
+// that is not valid UTF-8, returns an error wrapping ErrInvalidArgument that
+// names the field; the store is then unchanged. A cancelled ctx returns
+// ctx.Err() and stores nothing.
+func (s *InMemoryKnowledgeStore) Put(ctx context.Context, p KnowledgePage) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := validatePage(p); err != nil {
+		return err
+	}
+	// Count term frequencies outside the lock. Terms are kept in
+	// first-seen order, so the same page is always laid out the same way.
+	e := &pageEntry{page: p.clone()}
+	index := make(map[string]int)
+	var order []string
+	var counts [][2]int // counts[index[t]]: occurrences of t in title, content
+	count := func(text string, field int) int {
+		toks := Tokenize(text)
+		for _, tok := range toks {
+			i, ok := index[tok]
+			if !ok {
+				i = len(order)
+				index[tok] = i
+				order = append(order, tok)
+				counts = append(counts, [2]int{})
+			}
+			counts[i][field]++
+		}
+		return len(toks)
+	}
+	if s.titleBoost > 0 {
+		e.titleLen = count(p.Title, 0)
+	}
+	e.contentLen = count(p.Content, 1)
+	e.length = s.titleBoost*float64(e.titleLen) + float64(e.contentLen)
+	if len(order) > math.MaxInt32 {
+		return fmt.Errorf("page %q has %d distinct terms, more than a page may have: %w", p.ID, len(order), ErrInvalidArgument)
+	}
+	e.terms = make([]termRef, len(order))
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if old := s.pages[p.ID]; old != nil {
+		s.unindex(old)
+		e.num = old.num
+	} else if n := len(s.free); n > 0 {
+		e.num = s.free[n-1]
+		s.free = s.free[:n-1]
+	} else {
+		if len(s.numbered) == math.MaxInt32 {
+			return fmt.Errorf("page %q: the store is full (%d pages): %w", p.ID, len(s.pages), ErrInvalidArgument)
+		}
+		e.num = int32(len(s.numbered))
+		s.numbered = append(s.numbered, nil)
+	}
+	s.numbered[e.num] = e
+	s.pages[e.page.ID] = e
+	s.titleTerms += int64(e.titleLen)
+	s.contentTerms += int64(e.contentLen)
+	for i, t := range order {
+		pl := s.postings[t]
+		if pl == nil {
+			pl = &postingList{term: strings.Clone(t)}
+			s.postings[pl.term] = pl
+		}
+		e.terms[i] = termRef{list: pl, pos: len(pl.list)}
+		tf := s.titleBoost*float64(counts[i][0]) + float64(counts[i][1])
+		pl.list = append(pl.list, posting{entry: e, tf: tf, length: e.length, num: e.num, ref: int32(i)})
+	}
+	return nil
+}
+
+// unindex removes e's postings and lengths from the index (not from pages).
+// s.mu must be held for writing.
+func (s *InMemoryKnowledgeStore) unindex(e *pageEntry) {
+	for _, ref := range e.terms {
+		pl := ref.list
+		last := len(pl.list) - 1
+		if ref.pos != last {
+			moved := pl.list[last]
+			pl.list[ref.pos] = moved
+			moved.entry.terms[moved.ref].pos = ref.pos
+		}
+		pl.list[last] = posting{}
+		pl.list = pl.list[:last]
+		if len(pl.list) == 0 {
+			delete(s.postings, pl.term)
+		} else if cap(pl.list) > 64 && len(pl.list) < cap(pl.list)/4 {
+			pl.list = slices.Clip(slices.Clone(pl.list))
+		}
+	}
+	e.terms = nil
+	s.titleTerms -= int64(e.titleLen)
+	s.contentTerms -= int64(e.contentLen)
+}
+
+// validatePage checks the rules Put documents.
+func validatePage(p KnowledgePage) error {
+	if p.ID == "" {
+		return fmt.Errorf("page ID is empty: %w", ErrInvalidArgument)
+	}
+	if !utf8.ValidString(p.ID) {
+		return fmt.Errorf("page ID %q is not valid UTF-8: %w", p.ID, ErrInvalidArgument)
+	}
+	if !utf8.ValidString(p.Title) {
+		return fmt.Errorf("page %q: title is not valid UTF-8: %w", p.ID, ErrInvalidArgument)
+	}
+	if !utf8.ValidString(p.Content) {
+		return fmt.Errorf("page %q: content is not valid UTF-8: %w", p.ID, ErrInvalidArgument)
+	}
+	for i, t := range p.Tags {
+		if !utf8.ValidString(t) {
+			return fmt.Errorf("page %q: tag %d %q is not valid UTF-8: %w", p.ID, i, t, ErrInvalidArgument)
+		}
+	}
+	for k, v := range p.Metadata {
+		if !utf8.ValidString(k) {
+			return fmt.Errorf("page %q: metadata key %q is not valid UTF-8: %w", p.ID, k, ErrInvalidArgument)
+		}
+		if !utf8.ValidString(v) {
+			return fmt.Errorf("page %q: metadata %q value %q is not valid UTF-8: %w", p.ID, k, v, ErrInvalidArgument)
+		}
+	}
+	return nil
+}
+
+// Get returns a copy of the page with the given ID; ok is false when there
+// is none (that is not an error). A cancelled ctx returns ctx.Err().
+func (s *InMemoryKnowledgeStore) Get(ctx context.Context, id string) (p KnowledgePage, ok bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return KnowledgePage{}, false, err
+	}
+	s.mu.RLock()
+	e := s.pages[id]
+	s.mu.RUnlock()
+	if e == nil {
+		return KnowledgePage{}, false, nil
+	}
+	return e.page.clone(), true, nil
+}
+
+// Delete removes the page with the given ID and its index entries. An
+// unknown ID returns an error wrapping ErrNotFound that names it. A
+// cancelled ctx returns ctx.Err() and removes nothing.
+func (s *InMemoryKnowledgeStore) Delete(ctx context.Context, id string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.pages[id]
+	if e == nil {
+		return fmt.Errorf("page %q: %w", id, ErrNotFound)
+	}
+	s.unindex(e)
+	delete(s.pages, id)
+	s.numbered[e.num] = nil
+	s.free = append(s.free, e.num)
+	return nil
+}
+
+// Search returns up to limit pages matching query, best first; limit ≤ 0
+// means DefaultSearchLimit (10). The query is cut into terms by [Tokenize];
+// each distinct term counts once. A page matches when it contains at least
+// one of them. A query that yields no terms (empty, only stop words or
+// punctuation) returns nil and no error; a query that is not valid UTF-8
+// returns an error wrapping ErrInvalidArgument. A cancelled ctx returns
+// ctx.Err().
+//
+// # Ranking
+//
+// Pages are ordered by their BM25 score, highest first, ties broken by ID
+// ascending. For N pages of average length avgdl, a term t found in n of
+// them, and a page of length dl in which t has frequency f (title terms and
+// occurrences count titleBoost times, content ones once):
+//
+//	idf(t)    = ln(1 + (N − n + 0.5) / (n + 0.5))                 (never negative)
+//	bm25(t)   = idf(t) · (k1 + 1) · f / (f + k1 · (1 − b + b · dl/avgdl))
+//	bm25(page) = Σ over the query's terms of bm25(t)
+//
+// # Score
+//
+// ScoredPage.Score is bm25(page) divided by the largest BM25 the query could
+// reach on this corpus, Σ over the query's terms of idf(t)·(k1 + 1): the
+// value a page would approach if it contained every query term very often.
+// The fraction f/(f + k1·…) is at most 1, so every score lies in [0,1]
+// (the division is clamped there against rounding); a page that matches
+// anything scores above 0; and a page's score depends only on the query and
+// the stored pages, never on limit or on the other results.
+// Terms absent from every page still count in the denominator (with the
+// largest idf), so a query that is only partly answered by the corpus gives
+// lower scores than one it answers fully. This normalisation needs no
+// corpus-specific constant and keeps the BM25 order, which is what a fusion
+// with the graph channel's [0,1] scores needs: 1 means "covers the whole
+// query as strongly as BM25 can express", 0.3 "covers about a third of the
+// query's weight".
+//
+// Cost: O(P log limit) for P postings of the query's terms, independent of
+// how many pages do not contain them.
+func (s *InMemoryKnowledgeStore) Search(ctx context.Context, query string, limit int) ([]ScoredPage, error) {
+	hits, err := s.search(ctx, query, limit)
+	if err != nil || len(hits) == 0 {
+		return nil, err
+	}
+	out := make([]ScoredPage, len(hits))
+	for i, h := range hits {
+		out[i] = ScoredPage{Page: h.entry.page.clone(), Score: h.score}
+	}
+	return out, nil
+}
+
+// hit is a ranked page: its raw BM25 and its normalised score.
+type hit struct {
+	entry *pageEntry
+	raw   float64
+	score float64
+}
+
+// better reports whether a ranks before b: higher BM25, then smaller ID.
+func (a hit) better(b hit) bool {
+	if a.raw != b.raw {
+		return a.raw > b.raw
+	}
+	return a.entry.page.ID < b.entry.page.ID
+}
+
+// search ranks the pages for query and returns the best limit of them. The
+// entries it returns are immutable, so the caller may read them without the
+// lock.
+func (s *InMemoryKnowledgeStore) search(ctx context.Context, query string, limit int) ([]hit, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !utf8.ValidString(query) {
+		return nil, fmt.Errorf("query %q is not valid UTF-8: %w", query, ErrInvalidArgument)
+	}
+	terms := uniqueTerms(Tokenize(query))
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	if limit <= 0 {
+		limit = DefaultSearchLimit
+	}
+
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	n := len(s.pages)
+	if n == 0 {
+		return nil, nil
+	}
+	N := float64(n)
+	avgdl := (s.titleBoost*float64(s.titleTerms) + float64(s.contentTerms)) / N
+	k1, b := s.k1, s.b
+
+	lists := make([]*postingList, len(terms))
+	weights := make([]float64, len(terms)) // idf(t)·(k1+1)
+	maxRaw := 0.0
+	matched := 0
+	for i, t := range terms {
+		pl := s.postings[t]
+		df := 0.0
+		if pl != nil {
+			lists[i] = pl
+			df = float64(len(pl.list))
+			matched++
+		}
+		weights[i] = math.Log1p((N-df+0.5)/(df+0.5)) * (k1 + 1)
+		maxRaw += weights[i]
+	}
+	if matched == 0 {
+		return nil, nil
+	}
+	// termScore is bm25(t) for one posting; written as weight × a fraction
+	// that is at most 1 so that, in floating point too, no page exceeds
+	// maxRaw.
+	termScore := func(w float64, p posting) float64 {
+		norm := 1.0
+		if avgdl > 0 {
+			norm = 1 - b + b*p.length/avgdl
+		}
+		return w * (p.tf / (p.tf + k1*norm))
+	}
+
+	top := topK{limit: limit}
+	if matched == 1 {
+		// One term: each posting is a page's whole score.
+		for i, pl := range lists {
+			if pl == nil {
+				continue
+			}
+			top.h = make([]hit, 0, min(limit, len(pl.list)))
+			for _, p := range pl.list {
+				top.offer(hit{entry: p.entry, raw: termScore(weights[i], p)})
+			}
+		}
+	} else {
+		// Several terms: sum per page, term by term in query order, so a
+		// page's sum never depends on the order of the postings.
+		sums, _ := s.sums.Get().(*scoreSums)
+		if sums == nil {
+			sums = &scoreSums{}
+		}
+		if len(sums.sum) < len(s.numbered) {
+			sums.sum = make([]float64, len(s.numbered)+len(s.numbered)/4)
+		}
+		for i, pl := range lists {
+			if pl == nil {
+				continue
+			}
+			for _, p := range pl.list {
+				c := termScore(weights[i], p)
+				if c <= 0 {
+					continue
+				}
+				num := p.num
+				if sums.sum[num] == 0 {
+					sums.touched = append(sums.touched, num)
+				}
+				sums.sum[num] += c
+			}
+		}
+		top.h = make([]hit, 0, min(limit, len(sums.touched)))
+		for _, num := range sums.touched {
+			top.offer(hit{entry: s.numbered[num], raw: sums.sum[num]})
+			sums.sum[num] = 0
+		}
+		sums.touched = sums.touched[:0]
+		s.sums.Put(sums)
+	}
+	hits := top.sorted()
+	for i := range hits {
+		hits[i].score = min(1, max(0, hits[i].raw/maxRaw))
+	}
+	return hits, nil
+}
+
+// uniqueTerms removes repeated terms in place, keeping first occurrences
+// in order.
+func uniqueTerms(terms []string) []string {
+	out := terms[:0]
+	if len(terms) <= 16 {
+		for _, t := range terms {
+			if !slices.Contains(out, t) {
+				out = append(out, t)
+			}
+		}
+		return out
+	}
+	seen := make(map[string]struct{}, len(terms))
+	for _, t := range terms {
+		if _, dup := seen[t]; !dup {
+			seen[t] = struct{}{}
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// topK keeps the limit best hits offered to it in a heap whose root is the
+// worst hit kept.
+type topK struct {
+	limit int
+	h     []hit
+}
+
+func (k *topK) offer(x hit) {
+	if x.raw <= 0 {
+		return
+	}
+	if len(k.h) < k.limit {
+		k.h = append(k.h, x)
+		k.up(len(k.h) - 1)
+		return
+	}
+	if !x.better(k.h[0]) {
+		return
+	}
+	k.h[0] = x
+	k.down(0)
+}
+
+// up and down keep the heap property: no hit ranks after its children.
+func (k *topK) up(i int) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !k.h[parent].better(k.h[i]) {
+			return
+		}
+		k.h[parent], k.h[i] = k.h[i], k.h[parent]
+		i = parent
+	}
+}
+
+func (k *topK) down(i int) {
+	n := len(k.h)
+	for {
+		worst := i
+		if l := 2*i + 1; l < n && k.h[worst].better(k.h[l]) {
+			worst = l
+		}
+		if r := 2*i + 2; r < n && k.h[worst].better(k.h[r]) {
+			worst = r
+		}
+		if worst == i {
+			return
+		}
+		k.h[i], k.h[worst] = k.h[worst], k.h[i]
+		i = worst
+	}
+}
+
+// sorted returns the kept hits, best first.
+func (k *topK) sorted() []hit {
+	slices.SortFunc(k.h, func(a, b hit) int {
+		if a.better(b) {
+			return -1
+		}
+		if b.better(a) {
+			return 1
+		}
+		return 0
+	})
+	return k.h
+}
