@@ -138,20 +138,18 @@ func (t *typeTable) lookup(name string) (int32, bool) {
 	return id, ok
 }
 
-func (t *typeTable) acquire(name string) int32 {
-	if id, ok := t.ids[name]; ok {
-		t.refs[id]++
-		return id
-	}
+// intern adds name with no references; the caller adds the reference of the
+// relation it is about to insert.
+func (t *typeTable) intern(name string) int32 {
 	var id int32
 	if n := len(t.free); n > 0 {
 		id = t.free[n-1]
 		t.free = t.free[:n-1]
-		t.names[id], t.refs[id] = name, 1
+		t.names[id], t.refs[id] = name, 0
 	} else {
 		id = int32(len(t.names))
 		t.names = append(t.names, name)
-		t.refs = append(t.refs, 1)
+		t.refs = append(t.refs, 0)
 	}
 	if t.ids == nil {
 		t.ids = make(map[string]int32)
@@ -160,8 +158,10 @@ func (t *typeTable) acquire(name string) int32 {
 	return id
 }
 
-func (t *typeTable) release(id int32) {
-	t.refs[id]--
+// release drops n references to type id and forgets the type when none is
+// left.
+func (t *typeTable) release(id int32, n int32) {
+	t.refs[id] -= n
 	if t.refs[id] == 0 {
 		delete(t.ids, t.names[id])
 		t.names[id] = ""
@@ -272,6 +272,13 @@ func newEntityMore(e *Entity, tags []string) *entityMore {
 	}
 }
 
+func (n *node) aliases() []string {
+	if n.more == nil {
+		return nil
+	}
+	return n.more.aliases
+}
+
 func (n *node) tags() []string {
 	if n.more == nil {
 		return nil
@@ -367,16 +374,25 @@ func (g *InMemoryGraph) AddRelation(ctx context.Context, r Relation) error {
 // putRelation stores a validated relation between existing slots; the
 // caller holds g.mu for writing.
 func (g *InMemoryGraph) putRelation(src, dst int32, typ string, w float64, more *relMore) {
-	if t, ok := g.types.lookup(typ); ok {
-		if i, ok := g.keys[relKey{src, dst, t}]; ok {
-			rec := &g.rels[i]
-			rec.w, rec.more = w, more
-			g.nodes[src].out[rec.outPos].w = w
-			g.nodes[dst].in[rec.inPos].w = w
-			return
-		}
+	t, ok := g.types.lookup(typ)
+	if !ok {
+		t = g.types.intern(typ)
 	}
-	g.insertRel(src, dst, g.types.acquire(typ), w, more)
+	g.putRelationTyped(src, dst, t, w, more)
+}
+
+// putRelationTyped is putRelation with the type already interned.
+func (g *InMemoryGraph) putRelationTyped(src, dst, t int32, w float64, more *relMore) {
+	k := relKey{src, dst, t}
+	if i, ok := g.keys[k]; ok {
+		rec := &g.rels[i]
+		rec.w, rec.more = w, more
+		g.nodes[src].out[rec.outPos].w = w
+		g.nodes[dst].in[rec.inPos].w = w
+		return
+	}
+	g.types.refs[t]++
+	g.insertRel(k, w, more)
 }
 
 // AddBatch adds entities, then relations, under one write lock: each entity
@@ -408,33 +424,94 @@ func (g *InMemoryGraph) AddBatch(ctx context.Context, entities []Entity, relatio
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	// Resolve endpoints once; -1 marks an entity this batch adds.
+	ends := make([][2]int32, len(relations))
 	var batchIDs map[string]bool
 	for i := range relations {
 		r := &relations[i]
-		for _, id := range [2]string{r.SourceID, r.TargetID} {
-			if _, ok := g.ids[id]; ok {
+		for j, id := range [2]string{r.SourceID, r.TargetID} {
+			if s, ok := g.ids[id]; ok {
+				ends[i][j] = s
 				continue
 			}
 			if batchIDs == nil {
 				batchIDs = make(map[string]bool, len(ents))
-				for j := range ents {
-					batchIDs[ents[j].ID] = true
+				for k := range ents {
+					batchIDs[ents[k].ID] = true
 				}
 			}
 			if !batchIDs[id] {
 				return fmt.Errorf("kgmem: batch relation %d: %q -[%s]-> %q: entity %q: %w",
 					i, r.SourceID, r.Type, r.TargetID, id, ErrNotFound)
 			}
+			ends[i][j] = -1
 		}
 	}
 	for i := range ents {
 		g.putEntity(&ents[i], mores[i])
 	}
+	g.reserve(relations, ends)
+	var typeIDs []int32 // typeIDs[i] is the interned type of typeNames[i]
+	var typeNames []string
 	for i := range relations {
 		r := &relations[i]
-		g.putRelation(g.ids[r.SourceID], g.ids[r.TargetID], r.Type, r.Weight+0, relMores[i])
+		src, dst := ends[i][0], ends[i][1]
+		if src < 0 {
+			src = g.ids[r.SourceID]
+		}
+		if dst < 0 {
+			dst = g.ids[r.TargetID]
+		}
+		j := slices.Index(typeNames, r.Type)
+		if j < 0 {
+			t, ok := g.types.lookup(r.Type)
+			if !ok {
+				t = g.types.intern(r.Type)
+			}
+			typeNames, typeIDs = append(typeNames, r.Type), append(typeIDs, t)
+			j = len(typeIDs) - 1
+		}
+		g.putRelationTyped(src, dst, typeIDs[j], r.Weight+0, relMores[i])
 	}
 	return nil
+}
+
+// reserve makes room for a large batch of relations at once, so that the
+// record, the key index and the adjacency lists do not grow step by step.
+// ends holds the resolved endpoints, -1 for entities the batch added.
+func (g *InMemoryGraph) reserve(relations []Relation, ends [][2]int32) {
+	n := len(relations)
+	if n < 1024 {
+		return
+	}
+	g.rels = slices.Grow(g.rels, n-len(g.freeRels))
+	if n > len(g.keys) {
+		keys := make(map[relKey]int32, len(g.keys)+n)
+		maps.Copy(keys, g.keys)
+		g.keys = keys
+	}
+	outAdd, inAdd := make([]int32, len(g.nodes)), make([]int32, len(g.nodes))
+	for i := range relations {
+		src, dst := ends[i][0], ends[i][1]
+		if src < 0 {
+			src = g.ids[relations[i].SourceID]
+		}
+		if dst < 0 {
+			dst = g.ids[relations[i].TargetID]
+		}
+		ends[i] = [2]int32{src, dst}
+		outAdd[src]++
+		inAdd[dst]++
+	}
+	for s := range g.nodes {
+		n := &g.nodes[s]
+		if outAdd[s] > 0 {
+			n.out = slices.Grow(n.out, int(outAdd[s]))
+		}
+		if inAdd[s] > 0 {
+			n.in = slices.Grow(n.in, int(inAdd[s]))
+		}
+	}
 }
 
 func (g *InMemoryGraph) endpoints(sourceID, targetID, typ string) (src, dst int32, err error) {
@@ -458,25 +535,26 @@ func newRelMore(r *Relation) *relMore {
 	return &relMore{properties: cloneMap(r.Properties), sourceIDs: cloneStrings(r.SourceIDs)}
 }
 
-// insertRel stores a new relation; the caller has checked that its key is free.
-func (g *InMemoryGraph) insertRel(src, dst, typ int32, w float64, more *relMore) {
+// insertRel stores a new relation; the caller has checked that its key is
+// free and counted the reference to its type.
+func (g *InMemoryGraph) insertRel(k relKey, w float64, more *relMore) {
 	var i int32
-	if k := len(g.freeRels); k > 0 {
-		i = g.freeRels[k-1]
-		g.freeRels = g.freeRels[:k-1]
+	if n := len(g.freeRels); n > 0 {
+		i = g.freeRels[n-1]
+		g.freeRels = g.freeRels[:n-1]
 	} else {
 		i = int32(len(g.rels))
 		g.rels = append(g.rels, relRec{})
 	}
-	s, d := &g.nodes[src], &g.nodes[dst]
+	s, d := &g.nodes[k.src], &g.nodes[k.dst]
 	g.rels[i] = relRec{
-		src: src, dst: dst, typ: typ,
+		src: k.src, dst: k.dst, typ: k.typ,
 		outPos: int32(len(s.out)), inPos: int32(len(d.in)),
 		live: true, w: w, more: more,
 	}
-	s.out = append(s.out, adj{to: dst, rel: i, w: w})
-	d.in = append(d.in, adj{to: src, rel: i, w: w})
-	g.keys[relKey{src, dst, typ}] = i
+	s.out = append(s.out, adj{to: k.dst, rel: i, w: w})
+	d.in = append(d.in, adj{to: k.src, rel: i, w: w})
+	g.keys[k] = i
 }
 
 // removeRel deletes relation slot i, keeping both adjacency lists dense by
@@ -498,7 +576,7 @@ func (g *InMemoryGraph) removeRel(i int32) {
 	}
 	d.in = d.in[:len(d.in)-1]
 	delete(g.keys, relKey{rec.src, rec.dst, rec.typ})
-	g.types.release(rec.typ)
+	g.types.release(rec.typ, 1)
 	g.rels[i] = relRec{}
 	g.freeRels = append(g.freeRels, i)
 }

@@ -220,12 +220,16 @@ type mention struct {
 	quality     float64
 }
 
-// match finds the names x knows in text. For each position it tries the
-// longest key first; overlapping matches are resolved longest first (then
-// leftmost), so a name inside a longer matched name is dropped. An entity
-// named several times keeps its best mention. Cost: O(units × maxUnits) map
+// match finds the names x knows in text, cut into units. For each position
+// it tries the longest key first; overlapping matches are resolved longest
+// first (then leftmost), so a name inside a longer matched name is dropped.
+// When several entities bear the matched words, the ones spelled (reports
+// whether an entity's name, or for an alias ref one of its aliases, is the
+// surface text exactly) says match take it alone, if any; the others share
+// the mention's quality. An entity named several times keeps its best
+// mention. Cost: O(units × maxUnits) map
 // lookups, independent of how many entities x holds.
-func (x *nameIndex) match(units []linkUnit) []mention {
+func (x *nameIndex) match(text string, units []linkUnit, spelled func(r nameRef, surface string) bool) []mention {
 	longest := x.maxUnits()
 	type span struct{ first, last int }
 	var spans []span
@@ -259,6 +263,20 @@ func (x *nameIndex) match(units []linkUnit) []mention {
 			taken[i] = true
 		}
 		refs = x.lookup(appendKey(key[:0], units[s.first:s.last+1]), refs)
+		// Where several entities bear the words, those spelled exactly as
+		// the text writes them (case and spacing) take the mention.
+		if len(refs) > 1 {
+			surface := text[units[s.first].start:units[s.last].end]
+			exact := refs[:0:0]
+			for _, r := range refs {
+				if spelled(r, surface) {
+					exact = append(exact, r)
+				}
+			}
+			if len(exact) > 0 {
+				refs = exact
+			}
+		}
 		bearers := 1
 		for i := 1; i < len(refs); i++ {
 			if refs[i].slot() != refs[i-1].slot() {
@@ -303,7 +321,9 @@ func (g *InMemoryGraph) LinkEntities(ctx context.Context, text string) ([]Entity
 	}
 	units := splitUnits(text)
 	g.mu.RLock()
-	found := g.names.match(units)
+	found := g.names.match(text, units, func(r nameRef, surface string) bool {
+		return spells(g.nodes[r.slot()].name, g.nodes[r.slot()].aliases(), r.alias(), surface)
+	})
 	out := make([]EntityMention, len(found))
 	for i, m := range found {
 		start, end := units[m.first].start, units[m.last].end
@@ -319,6 +339,15 @@ func (g *InMemoryGraph) LinkEntities(ctx context.Context, text string) ([]Entity
 	g.mu.RUnlock()
 	sortMentions(out)
 	return out, nil
+}
+
+// spells reports whether the name (or, for an alias match, one of the
+// aliases) is surface exactly.
+func spells(name string, aliases []string, alias bool, surface string) bool {
+	if !alias {
+		return name == surface
+	}
+	return slices.Contains(aliases, surface)
 }
 
 func sortMentions(ms []EntityMention) {
@@ -360,7 +389,10 @@ func LinkWithKeywords(ctx context.Context, g KnowledgeGraph, text string) ([]Ent
 			x.add(a, makeRef(int32(i), true))
 		}
 	}
-	found := x.match(units)
+	found := x.match(text, units, func(r nameRef, surface string) bool {
+		e := &candidates[r.slot()]
+		return spells(e.Name, e.Aliases, r.alias(), surface)
+	})
 	out := make([]EntityMention, len(found))
 	for i, m := range found {
 		start, end := units[m.first].start, units[m.last].end

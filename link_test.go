@@ -51,6 +51,8 @@ func TestLinkEntities(t *testing.T) {
 		kgmem.Entity{ID: "lang:go", Name: "Go"},
 		kgmem.Entity{ID: "god:apollo", Name: "Phoebus", Aliases: []string{"apollo"}},
 		kgmem.Entity{ID: "k8s", Name: "Kubernetes", Aliases: []string{"K8s"}},
+		kgmem.Entity{ID: "song", Name: "Believe"},
+		kgmem.Entity{ID: "album", Name: "BELIEVE"},
 	)
 	tests := []struct {
 		text string
@@ -60,14 +62,21 @@ func TestLinkEntities(t *testing.T) {
 		{"张三丰是谁", []linked{{"p:zsf", "张三丰", false, 1}}},
 		{"who works on project apollo", []linked{{"project:apollo", "project apollo", false, 1}}},
 		{"Who works on PROJECT   APOLLO?", []linked{{"project:apollo", "PROJECT   APOLLO", false, 1}}},
-		// "apollo" alone is an alias of two entities: the evidence is split.
-		{"tell me about apollo", []linked{{"god:apollo", "apollo", true, 0.45}, {"project:apollo", "apollo", true, 0.45}}},
+		// "apollo" alone is an alias of two entities: the evidence is split,
+		// unless the text spells one of the aliases exactly.
+		{"tell me about APOLLO", []linked{{"god:apollo", "APOLLO", true, 0.45}, {"project:apollo", "APOLLO", true, 0.45}}},
+		{"tell me about apollo", []linked{{"god:apollo", "apollo", true, 0.9}}},
 		{"does google use go?", []linked{{"lang:go", "go", false, 1}}},
 		{"googlers", nil},
 		{"张三和项目A", []linked{{"p:zs", "张三", false, 1}, {"prj:a", "项目A", false, 1}}},
 		{"Ｋ８ｓ cluster", []linked{{"k8s", "Ｋ８ｓ", true, 0.9}}},
 		{"", nil},
 		{"？！…", nil},
+		// Several entities bear the words: the one spelled as written wins;
+		// spelled differently from all of them, they share the mention.
+		{"who sang Believe", []linked{{"song", "Believe", false, 1}}},
+		{"BELIEVE charts", []linked{{"album", "BELIEVE", false, 1}}},
+		{"believe it", []linked{{"album", "believe", false, 0.5}, {"song", "believe", false, 0.5}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {
