@@ -1,0 +1,213 @@
+package kgmem
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// ItemKind says what a RetrievalItem holds.
+type ItemKind uint8
+
+const (
+	// ItemPage is a knowledge page; RetrievalItem.Page is set.
+	ItemPage ItemKind = iota
+	// ItemEntity is a graph entity; RetrievalItem.Entity is set.
+	ItemEntity
+)
+
+// String returns "page", "entity", or "ItemKind(n)".
+func (k ItemKind) String() string {
+	switch k {
+	case ItemPage:
+		return "page"
+	case ItemEntity:
+		return "entity"
+	}
+	return fmt.Sprintf("ItemKind(%d)", uint8(k))
+}
+
+// RetrievalItem is one answer of MemoryRetriever.Retrieve: a knowledge page
+// or a graph entity, with its fused score.
+type RetrievalItem struct {
+	Kind   ItemKind
+	Score  float64        // in [0,1]: the fused score in Hybrid (see Fusion), else the channel's score
+	Page   *KnowledgePage // set when Kind == ItemPage
+	Entity *Entity        // set when Kind == ItemEntity
+	// Path holds, for entities, the entity IDs from the entity the query
+	// named to this one (a single ID when the query named this entity), and
+	// for pages that found entities cite, the path to the best citing
+	// entity. Nil for pages only the text search found.
+	Path []string
+	// Relations are the len(Path)-1 relations along Path, as stored.
+	Relations []Relation
+	// PathNames are the display names of the entities along Path (the ID
+	// where an entity has no name).
+	PathNames []string
+	// Source names the knowledge store or graph the item came from.
+	Source string
+	// TextScore is the score the knowledge stores' text search gave the
+	// page, in [0,1]; 0 for entities and for pages it did not return.
+	TextScore float64
+	// GraphScore is the graph channel's score, in [0,1]: link quality ×
+	// path score for entities, and for pages that entities cite,
+	// RetrieverConfig.ProvenanceWeight × the best citing entity's score; 0
+	// for pages no found entity cites.
+	GraphScore float64
+}
+
+// ID returns the page ID or entity ID of the item.
+func (it RetrievalItem) ID() string {
+	switch {
+	case it.Kind == ItemPage && it.Page != nil:
+		return it.Page.ID
+	case it.Kind == ItemEntity && it.Entity != nil:
+		return it.Entity.ID
+	}
+	return ""
+}
+
+// Explain renders the item's path as one readable line, for example
+// "张三 —works_on→ 项目A —part_of→ 基础架构部": entity names joined by the
+// relation types walked, with the arrow pointing the way each relation is
+// stored ("←leads—" for a relation walked from its target to its source).
+// A page that a found entity cites renders as the path to that entity
+// followed by "—mentioned_in→" and the page's title (or ID); a page only the
+// text search found renders as its title (or ID).
+func (it RetrievalItem) Explain() string {
+	if len(it.Path) == 0 {
+		if it.Page != nil {
+			return pageName(it.Page)
+		}
+		return it.ID()
+	}
+	name := func(i int) string {
+		if i < len(it.PathNames) && it.PathNames[i] != "" {
+			return it.PathNames[i]
+		}
+		return it.Path[i]
+	}
+	var b strings.Builder
+	b.WriteString(name(0))
+	for i := 1; i < len(it.Path); i++ {
+		if i-1 < len(it.Relations) {
+			r := it.Relations[i-1]
+			if r.SourceID == it.Path[i-1] {
+				fmt.Fprintf(&b, " —%s→ ", r.Type)
+			} else {
+				fmt.Fprintf(&b, " ←%s— ", r.Type)
+			}
+		} else {
+			b.WriteString(" — ")
+		}
+		b.WriteString(name(i))
+	}
+	if it.Kind == ItemPage && it.Page != nil {
+		b.WriteString(" —mentioned_in→ ")
+		b.WriteString(pageName(it.Page))
+	}
+	return b.String()
+}
+
+// RetrievalResult is the answer of MemoryRetriever.Retrieve.
+type RetrievalResult struct {
+	Items    []RetrievalItem // best first
+	Query    string
+	Strategy RetrievalStrategy // what actually ran, e.g. KnowledgeOnly when no graph is set
+	Warnings []string          // sources that failed or timed out while others answered
+	Stats    RetrievalStats
+}
+
+// RetrievalStats reports how a Retrieve call spent its time, for users
+// tuning their memory.
+type RetrievalStats struct {
+	Content ChannelStats // the knowledge stores
+	Graph   ChannelStats // the knowledge graphs
+	// Linked is how many entities the query named (over all graphs).
+	Linked int
+	// Surfaced is how many pages were added because entities cite them.
+	Surfaced int
+	// Total is the wall time of the whole call.
+	Total time.Duration
+}
+
+// ChannelStats describes one channel of a Retrieve call.
+type ChannelStats struct {
+	Duration   time.Duration // wall time from the channel's first source starting to its last finishing
+	Candidates int           // items the channel produced before fusion and cutting
+	Sources    int           // sources the channel asked
+	Failed     int           // sources that returned an error or timed out
+}
+
+// ContextBlock renders the result as a context block for a language
+// model, at most maxChars characters (runes) long: one numbered entry per
+// item, best first. An item that does not fit is dropped whole, and the
+// following items are still tried, so the block never holds half an item and
+// never a relation whose endpoint was cut. maxChars <= 0 means no limit.
+func (r RetrievalResult) ContextBlock(maxChars int) string {
+	var b strings.Builder
+	used, n := 0, 0
+	for _, it := range r.Items {
+		entry := renderItem(n+1, it)
+		size := utf8.RuneCountInString(entry)
+		if maxChars > 0 && used+size > maxChars {
+			continue
+		}
+		b.WriteString(entry)
+		used += size
+		n++
+	}
+	return b.String()
+}
+
+func renderItem(n int, it RetrievalItem) string {
+	var b strings.Builder
+	switch {
+	case it.Kind == ItemPage && it.Page != nil:
+		fmt.Fprintf(&b, "[%d] page %s", n, it.Page.ID)
+		if it.Page.Title != "" {
+			fmt.Fprintf(&b, " %q", it.Page.Title)
+		}
+		if len(it.Path) > 0 {
+			fmt.Fprintf(&b, "\nsurfaced by: %s", it.Explain())
+		}
+		b.WriteString("\n")
+		if c := strings.TrimSpace(it.Page.Content); c != "" {
+			b.WriteString(c)
+			b.WriteString("\n")
+		}
+	case it.Kind == ItemEntity && it.Entity != nil:
+		e := it.Entity
+		fmt.Fprintf(&b, "[%d] entity %s", n, displayName(e))
+		if e.Type != "" {
+			fmt.Fprintf(&b, " (%s)", e.Type)
+		}
+		b.WriteString("\n")
+		if d := strings.TrimSpace(e.Description); d != "" {
+			b.WriteString(d)
+			b.WriteString("\n")
+		}
+		if len(it.Path) > 1 {
+			fmt.Fprintf(&b, "path: %s\n", it.Explain())
+		}
+	default:
+		return ""
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+func pageName(p *KnowledgePage) string {
+	if p.Title != "" {
+		return p.Title
+	}
+	return p.ID
+}
+
+func displayName(e *Entity) string {
+	if e.Name != "" {
+		return e.Name
+	}
+	return e.ID
+}

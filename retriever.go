@@ -1,0 +1,568 @@
+package kgmem
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// Retriever defaults.
+const (
+	// DefaultMaxResults is RetrieverConfig.MaxResults when it is 0.
+	DefaultMaxResults = 10
+	// DefaultMaxConcurrency is RetrieverConfig.MaxConcurrency when it is 0.
+	DefaultMaxConcurrency = 8
+	// DefaultProvenanceWeight is RetrieverConfig.ProvenanceWeight when it is 0.
+	DefaultProvenanceWeight = 0.8
+)
+
+// DefaultExpansion is how the graph channel expands the entities a query
+// names unless WithExpansion says otherwise: two hops, both directions.
+var DefaultExpansion = TraverseOptions{Depth: 2, Direction: Both}
+
+// RetrieverConfig configures a MemoryRetriever. The zero value is valid:
+// every zero field means the documented default. Negative values are
+// rejected by Retrieve with ErrInvalidArgument.
+type RetrieverConfig struct {
+	// MaxResults is how many items Retrieve returns at most. 0 means 10.
+	MaxResults int
+	// Fusion is how Hybrid merges the channels. The zero value is
+	// FusionDefault.
+	Fusion Fusion
+	// Candidates is how many items each source contributes before fusion:
+	// pages asked of each store, entities kept per graph. 0 means
+	// 3 × MaxResults.
+	Candidates int
+	// SourceTimeout bounds each store's or graph's part of a call; a source
+	// that runs over becomes a Warning. 0 means no bound beyond ctx.
+	SourceTimeout time.Duration
+	// MaxConcurrency is how many sources are searched at once. 0 means 8.
+	// A value of 1 searches them one after another.
+	MaxConcurrency int
+	// ProvenanceWeight scales the score of the entity that cites a page into
+	// the score of that page when Hybrid surfaces it (see Retrieve). 0 means
+	// 0.8; it must not exceed 1.
+	ProvenanceWeight float64
+	// NoProvenance turns off surfacing pages that entities cite.
+	NoProvenance bool
+}
+
+// PageGetter is implemented by knowledge stores that can return a page by
+// ID. Hybrid retrieval uses it to surface the pages that entities cite
+// (InMemoryKnowledgeStore implements it).
+type PageGetter interface {
+	Get(ctx context.Context, id string) (KnowledgePage, bool, error)
+}
+
+// RetrieverOption configures a MemoryRetriever at construction.
+type RetrieverOption func(*MemoryRetriever)
+
+// WithKnowledgeGraph adds a knowledge graph, named "graph" in warnings.
+func WithKnowledgeGraph(g KnowledgeGraph) RetrieverOption {
+	return WithNamedKnowledgeGraph("graph", g)
+}
+
+// WithNamedKnowledgeGraph adds a knowledge graph under a name that warnings
+// and RetrievalItem.Source use; a retriever may hold several, one per
+// knowledge base. A nil g is ignored.
+func WithNamedKnowledgeGraph(name string, g KnowledgeGraph) RetrieverOption {
+	return func(r *MemoryRetriever) {
+		if g != nil {
+			r.graphs = append(r.graphs, namedGraph{name, g})
+		}
+	}
+}
+
+// WithKnowledgeStore adds a knowledge store besides the one given to
+// NewMemoryRetriever, under a name that warnings and RetrievalItem.Source
+// use. A nil s is ignored.
+func WithKnowledgeStore(name string, s KnowledgeStore) RetrieverOption {
+	return func(r *MemoryRetriever) {
+		if s != nil {
+			r.stores = append(r.stores, namedStore{name, s})
+		}
+	}
+}
+
+// WithStrategy sets the strategy; the default is Hybrid.
+func WithStrategy(s RetrievalStrategy) RetrieverOption {
+	return func(r *MemoryRetriever) { r.strategy = s }
+}
+
+// WithExpansion sets how the graph channel expands the entities a query
+// names: depth, direction, relation types and fan-out cap (Limit is
+// ignored: each graph keeps RetrieverConfig.Candidates entities). Depth 0
+// returns only the named entities. The default is DefaultExpansion.
+func WithExpansion(opts TraverseOptions) RetrieverOption {
+	return func(r *MemoryRetriever) {
+		opts.RelationTypes = slices.Clone(opts.RelationTypes)
+		r.expansion = opts
+	}
+}
+
+type namedGraph struct {
+	name string
+	g    KnowledgeGraph
+}
+
+type namedStore struct {
+	name string
+	s    KnowledgeStore
+}
+
+// MemoryRetriever answers a query from knowledge stores (the content
+// channel: "what is X") and knowledge graphs (the graph channel: "what is
+// related to X"), in parallel, as one ranked list. It is safe for
+// concurrent use; its configuration is fixed at construction.
+type MemoryRetriever struct {
+	cfg       RetrieverConfig
+	strategy  RetrievalStrategy
+	expansion TraverseOptions
+	stores    []namedStore
+	graphs    []namedGraph
+}
+
+// NewMemoryRetriever returns a retriever over store (named "store" in
+// warnings; nil for none) configured by cfg and opts.
+func NewMemoryRetriever(store KnowledgeStore, cfg RetrieverConfig, opts ...RetrieverOption) *MemoryRetriever {
+	r := &MemoryRetriever{cfg: cfg, expansion: DefaultExpansion}
+	if store != nil {
+		r.stores = append(r.stores, namedStore{"store", store})
+	}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+// config returns the configuration with defaults applied, or an error
+// naming the first invalid field.
+func (r *MemoryRetriever) config() (RetrieverConfig, error) {
+	c := r.cfg
+	bad := func(format string, args ...any) (RetrieverConfig, error) {
+		return c, fmt.Errorf("kgmem: retriever config: "+format+": %w", append(args, ErrInvalidArgument)...)
+	}
+	switch {
+	case c.MaxResults < 0:
+		return bad("negative MaxResults %d", c.MaxResults)
+	case c.Candidates < 0:
+		return bad("negative Candidates %d", c.Candidates)
+	case c.MaxConcurrency < 0:
+		return bad("negative MaxConcurrency %d", c.MaxConcurrency)
+	case c.SourceTimeout < 0:
+		return bad("negative SourceTimeout %v", c.SourceTimeout)
+	case !(c.ProvenanceWeight >= 0 && c.ProvenanceWeight <= 1):
+		return bad("ProvenanceWeight %v outside [0,1]", c.ProvenanceWeight)
+	case c.Fusion > FusionWeighted:
+		return bad("unknown fusion %v", c.Fusion)
+	case r.strategy > GraphOnly:
+		return bad("unknown strategy %v", r.strategy)
+	}
+	if err := validateTraverse(&r.expansion); err != nil {
+		return bad("expansion: %v", err)
+	}
+	if c.MaxResults == 0 {
+		c.MaxResults = DefaultMaxResults
+	}
+	if c.Candidates == 0 {
+		c.Candidates = 3 * c.MaxResults
+	}
+	if c.MaxConcurrency == 0 {
+		c.MaxConcurrency = DefaultMaxConcurrency
+	}
+	if c.ProvenanceWeight == 0 {
+		c.ProvenanceWeight = DefaultProvenanceWeight
+	}
+	return c, nil
+}
+
+// sourceRun is the outcome of one source's part of a call; each goroutine
+// writes only its own.
+type sourceRun struct {
+	name       string
+	index      int // in stores or graphs
+	content    bool
+	pages      []ScoredPage
+	hits       []graphHit
+	linked     int
+	err        error
+	start, end time.Time
+}
+
+// graphHit is an entity the graph channel found.
+type graphHit struct {
+	entity Entity
+	score  float64
+	path   []string
+	rels   []Relation
+	names  []string
+}
+
+// Retrieve answers query. Depending on the strategy (see WithStrategy) it
+// runs the content channel (every store's Search), the graph channel (in
+// every graph: link the entities the query names, see LinkEntities, and
+// expand them with GetRelated), or both at the same time, and returns one
+// list, best first, of at most MaxResults items.
+//
+// Graph items score link quality × path score, each entity once with its
+// best path; a named entity is itself an item (path of one). In Hybrid,
+// pages that the found entities cite (Entity.SourceIDs) but the text search
+// missed are added, scored ProvenanceWeight × the citing entity's score, so
+// the graph can surface text that shares no words with the query; the
+// channels are then merged by cfg.Fusion. Scores are in [0,1].
+//
+// Hybrid without a graph runs KnowledgeOnly, and without a store GraphOnly;
+// Result.Strategy says what ran. An empty query returns an empty result. A
+// source that fails or runs over SourceTimeout while another source of the
+// strategy answers becomes a Warning naming it; when every source fails,
+// Retrieve returns an error joining their errors. A cancelled ctx returns
+// ctx.Err(). A query that is not valid UTF-8, an invalid configuration or a
+// strategy without the sources it needs returns ErrInvalidArgument.
+func (r *MemoryRetriever) Retrieve(ctx context.Context, query string) (RetrievalResult, error) {
+	begin := time.Now()
+	if err := ctx.Err(); err != nil {
+		return RetrievalResult{}, err
+	}
+	cfg, err := r.config()
+	if err != nil {
+		return RetrievalResult{}, err
+	}
+	if !utf8.ValidString(query) {
+		return RetrievalResult{}, fmt.Errorf("kgmem: retrieve: query %q is not valid UTF-8: %w", query, ErrInvalidArgument)
+	}
+	strategy, err := r.effectiveStrategy()
+	if err != nil {
+		return RetrievalResult{}, err
+	}
+	res := RetrievalResult{Query: query, Strategy: strategy}
+	if strings.TrimSpace(query) == "" {
+		return res, nil
+	}
+
+	runs := r.plan(strategy)
+	var g errgroup.Group
+	g.SetLimit(cfg.MaxConcurrency)
+	for i := range runs {
+		g.Go(func() error {
+			r.runSource(ctx, cfg, query, &runs[i])
+			return nil
+		})
+	}
+	_ = g.Wait() // sources report through runs, never through the group
+	if err := ctx.Err(); err != nil {
+		return RetrievalResult{}, err
+	}
+
+	var causes []error
+	contentOK, graphOK := false, false
+	for i := range runs {
+		run := &runs[i]
+		st := &res.Stats.Graph
+		if run.content {
+			st = &res.Stats.Content
+		}
+		st.Sources++
+		if run.err != nil {
+			st.Failed++
+			kind := "graph"
+			if run.content {
+				kind = "store"
+			}
+			causes = append(causes, fmt.Errorf("%s %q: %w", kind, run.name, run.err))
+			continue
+		}
+		if run.content {
+			contentOK = true
+		} else {
+			graphOK = true
+		}
+	}
+	res.Stats.Content.Duration = span(runs, true)
+	res.Stats.Graph.Duration = span(runs, false)
+	if !contentOK && !graphOK {
+		return RetrievalResult{}, fmt.Errorf("kgmem: retrieve %q: every source failed: %w", query, errors.Join(causes...))
+	}
+	for _, c := range causes {
+		res.Warnings = append(res.Warnings, c.Error())
+	}
+
+	c := r.collect(runs, &res.Stats)
+	if strategy == Hybrid && !cfg.NoProvenance {
+		n, err := r.surface(ctx, runs, c, cfg)
+		if err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return RetrievalResult{}, ctxErr
+			}
+			res.Warnings = append(res.Warnings, err.Error())
+		}
+		res.Stats.Surfaced = n
+	}
+	c.fuse(strategy, cfg.Fusion)
+	items := c.items
+	if len(items) > cfg.MaxResults {
+		items = items[:cfg.MaxResults]
+	}
+	res.Items = items
+	res.Stats.Total = time.Since(begin)
+	return res, nil
+}
+
+// effectiveStrategy returns the strategy that will run given the sources.
+func (r *MemoryRetriever) effectiveStrategy() (RetrievalStrategy, error) {
+	hasStores, hasGraphs := len(r.stores) > 0, len(r.graphs) > 0
+	switch {
+	case r.strategy == Hybrid && hasStores && hasGraphs:
+		return Hybrid, nil
+	case (r.strategy == Hybrid || r.strategy == KnowledgeOnly) && hasStores:
+		return KnowledgeOnly, nil
+	case (r.strategy == Hybrid || r.strategy == GraphOnly) && hasGraphs:
+		return GraphOnly, nil
+	case r.strategy == KnowledgeOnly:
+		return 0, fmt.Errorf("kgmem: retrieve: strategy %v needs a knowledge store: %w", r.strategy, ErrInvalidArgument)
+	case r.strategy == GraphOnly:
+		return 0, fmt.Errorf("kgmem: retrieve: strategy %v needs a knowledge graph: %w", r.strategy, ErrInvalidArgument)
+	}
+	return 0, fmt.Errorf("kgmem: retrieve: no knowledge store or graph: %w", ErrInvalidArgument)
+}
+
+// plan lists the sources the strategy asks.
+func (r *MemoryRetriever) plan(strategy RetrievalStrategy) []sourceRun {
+	var runs []sourceRun
+	if strategy != GraphOnly {
+		for i, s := range r.stores {
+			runs = append(runs, sourceRun{name: s.name, index: i, content: true})
+		}
+	}
+	if strategy != KnowledgeOnly {
+		for i, g := range r.graphs {
+			runs = append(runs, sourceRun{name: g.name, index: i})
+		}
+	}
+	return runs
+}
+
+// runSource searches one source and records the outcome in run.
+func (r *MemoryRetriever) runSource(ctx context.Context, cfg RetrieverConfig, query string, run *sourceRun) {
+	run.start = time.Now()
+	defer func() { run.end = time.Now() }()
+	if cfg.SourceTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.SourceTimeout)
+		defer cancel()
+	}
+	if run.content {
+		run.pages, run.err = r.stores[run.index].s.Search(ctx, query, cfg.Candidates)
+	} else {
+		run.hits, run.linked, run.err = r.searchGraph(ctx, r.graphs[run.index].g, query, cfg.Candidates)
+	}
+	if run.err == nil {
+		// A source that ignores its context must not pass off a timed-out
+		// answer as complete.
+		run.err = ctx.Err()
+	}
+	if run.err != nil && errors.Is(run.err, context.DeadlineExceeded) && cfg.SourceTimeout > 0 {
+		run.err = fmt.Errorf("timed out after %v: %w", cfg.SourceTimeout, run.err)
+	}
+}
+
+// searchGraph is the graph channel over one graph: link the entities the
+// query names, expand each, keep each entity once with its best score.
+func (r *MemoryRetriever) searchGraph(ctx context.Context, g KnowledgeGraph, query string, keep int) ([]graphHit, int, error) {
+	var mentions []EntityMention
+	var err error
+	if l, ok := g.(EntityLinker); ok {
+		mentions, err = l.LinkEntities(ctx, query)
+	} else {
+		mentions, err = LinkWithKeywords(ctx, g, query)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	best := make(map[string]int)
+	var hits []graphHit
+	offer := func(h graphHit) {
+		if i, ok := best[h.entity.ID]; ok {
+			if compareHits(&h, &hits[i]) < 0 {
+				hits[i] = h
+			}
+			return
+		}
+		best[h.entity.ID] = len(hits)
+		hits = append(hits, h)
+	}
+	for _, m := range mentions {
+		name := displayName(&m.Entity)
+		offer(graphHit{entity: m.Entity, score: m.Quality, path: []string{m.Entity.ID}, names: []string{name}})
+		if r.expansion.Depth == 0 {
+			continue
+		}
+		opts := r.expansion
+		opts.Limit = keep
+		related, err := g.GetRelated(ctx, m.Entity.ID, opts)
+		if errors.Is(err, ErrNotFound) {
+			continue // removed since it was linked
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		names := map[string]string{m.Entity.ID: name}
+		for i := range related {
+			names[related[i].Entity.ID] = displayName(&related[i].Entity)
+		}
+		for _, s := range related {
+			pathNames := make([]string, len(s.Path))
+			for i, id := range s.Path {
+				if pathNames[i] = names[id]; pathNames[i] == "" {
+					pathNames[i] = id
+				}
+			}
+			offer(graphHit{entity: s.Entity, score: m.Quality * s.Score, path: s.Path, rels: s.Relations, names: pathNames})
+		}
+	}
+	slices.SortFunc(hits, func(a, b graphHit) int { return compareHits(&a, &b) })
+	if len(hits) > keep {
+		hits = hits[:keep]
+	}
+	return hits, len(mentions), nil
+}
+
+// compareHits orders graph hits best first: score, fewer hops, path.
+func compareHits(a, b *graphHit) int {
+	if c := cmp.Compare(b.score, a.score); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(len(a.path), len(b.path)); c != 0 {
+		return c
+	}
+	return slices.Compare(a.path, b.path)
+}
+
+// span is the wall time from the first start to the last end of one
+// channel's sources.
+func span(runs []sourceRun, content bool) time.Duration {
+	var first, last time.Time
+	for _, run := range runs {
+		if run.content != content {
+			continue
+		}
+		if first.IsZero() || run.start.Before(first) {
+			first = run.start
+		}
+		if run.end.After(last) {
+			last = run.end
+		}
+	}
+	return last.Sub(first)
+}
+
+// collect gathers the sources' answers as candidates, each page and each
+// entity once.
+func (r *MemoryRetriever) collect(runs []sourceRun, stats *RetrievalStats) *candidates {
+	c := new(candidates)
+	for i := range runs {
+		run := &runs[i]
+		if run.err != nil {
+			continue
+		}
+		if run.content {
+			stats.Content.Candidates += len(run.pages)
+			for _, p := range run.pages {
+				page := p.Page
+				c.addText(RetrievalItem{Kind: ItemPage, Page: &page, Source: run.name}, clamp01(p.Score))
+			}
+			continue
+		}
+		stats.Graph.Candidates += len(run.hits)
+		stats.Linked += run.linked
+		for _, h := range run.hits {
+			e := h.entity
+			c.addGraph(RetrievalItem{
+				Kind: ItemEntity, Entity: &e, Path: h.path, Relations: h.rels, PathNames: h.names, Source: run.name,
+			}, clamp01(h.score))
+		}
+	}
+	return c
+}
+
+// surface gives the pages that entity candidates cite a graph score:
+// ProvenanceWeight × the best citing entity's score, and the path to that
+// entity. Pages the text search missed are fetched from the stores that
+// implement PageGetter, at most cfg.Candidates of them. It returns how many
+// pages it added.
+func (r *MemoryRetriever) surface(ctx context.Context, runs []sourceRun, c *candidates, cfg RetrieverConfig) (int, error) {
+	var citing []RetrievalItem
+	for i := range c.items {
+		if it := c.items[i]; it.Kind == ItemEntity && len(it.Entity.SourceIDs) > 0 {
+			citing = append(citing, it)
+		}
+	}
+	slices.SortFunc(citing, func(a, b RetrievalItem) int { return compareItems(&a, &b, a.GraphScore, b.GraphScore) })
+	added := 0
+	missing := make(map[string]bool) // pages no store holds, or that failed
+	var errs []error
+	for _, e := range citing {
+		for _, id := range e.Entity.SourceIDs {
+			probe := RetrievalItem{Kind: ItemPage, Page: &KnowledgePage{ID: id}}
+			if _, ok := c.lookup(&probe); !ok {
+				if missing[id] || added == cfg.Candidates {
+					continue
+				}
+				page, source, err := r.getPage(ctx, runs, id)
+				if err != nil {
+					errs = append(errs, err)
+				}
+				if source == "" {
+					missing[id] = true
+					continue
+				}
+				probe = RetrievalItem{Kind: ItemPage, Page: &page, Source: source}
+				added++
+			}
+			probe.Path, probe.Relations, probe.PathNames, probe.Source = e.Path, e.Relations, e.PathNames, e.Source
+			c.addGraph(probe, cfg.ProvenanceWeight*e.GraphScore)
+		}
+	}
+	if len(errs) > 0 {
+		return added, fmt.Errorf("surfacing cited pages: %w", errors.Join(errs...))
+	}
+	return added, nil
+}
+
+// getPage fetches page id from the first answering store that holds it;
+// source is "" when none does.
+func (r *MemoryRetriever) getPage(ctx context.Context, runs []sourceRun, id string) (KnowledgePage, string, error) {
+	for _, run := range runs {
+		if !run.content || run.err != nil {
+			continue
+		}
+		pg, ok := r.stores[run.index].s.(PageGetter)
+		if !ok {
+			continue
+		}
+		page, found, err := pg.Get(ctx, id)
+		if err != nil {
+			return KnowledgePage{}, "", fmt.Errorf("store %q: page %q: %w", run.name, id, err)
+		}
+		if found {
+			return page, run.name, nil
+		}
+	}
+	return KnowledgePage{}, "", nil
+}
+
+func clamp01(x float64) float64 {
+	switch {
+	case x > 1:
+		return 1
+	case x >= 0:
+		return x
+	}
+	return 0 // negative or NaN from a misbehaving store
+}
