@@ -30,6 +30,9 @@ type stepper interface {
 	entity(n int32) Entity
 	// relation returns a copy of the relation behind relation handle r.
 	relation(r int32) Relation
+	// prepare is called once before entity is asked for the given handles,
+	// so that a backend can fetch them in one request.
+	prepare(ctx context.Context, nodes []int32) error
 }
 
 // traversal is scratch space for one traversal at a time, indexed by node
@@ -192,6 +195,14 @@ func getRelated(ctx context.Context, st stepper, t *traversal, start int32, opts
 		ranked = ranked[:opts.Limit]
 	}
 	t.ranked = ranked
+	nodes := make([]int32, len(ranked))
+	for i, r := range ranked {
+		nodes[i] = r.n
+	}
+	if err := st.prepare(ctx, nodes); err != nil {
+		t.end(hop)
+		return nil, err
+	}
 	out := t.materialize(st, start, ranked)
 	t.end(hop)
 	return out, nil
@@ -300,7 +311,9 @@ func (g *InMemoryGraph) GetRelated(ctx context.Context, id string, opts Traverse
 	if err := validateTraverse(&opts); err != nil {
 		return nil, err
 	}
-	g.mu.RLock()
+	if err := g.rlock(); err != nil {
+		return nil, err
+	}
 	defer g.mu.RUnlock()
 	start, ok := g.ids[id]
 	if !ok {
@@ -371,6 +384,8 @@ func (s *memStep) scan(from int, list []adj, visit func(int, int32, int32, float
 		}
 	}
 }
+
+func (s *memStep) prepare(context.Context, []int32) error { return nil }
 
 func (s *memStep) id(n int32) string         { return s.g.nodes[n].id }
 func (s *memStep) entity(n int32) Entity     { return s.g.nodes[n].entity() }

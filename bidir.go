@@ -390,7 +390,9 @@ func (g *InMemoryGraph) FindPaths(ctx context.Context, sourceID, targetID string
 	if err := validatePathOptions(&opts); err != nil {
 		return PathResult{}, err
 	}
-	g.mu.RLock()
+	if err := g.rlock(); err != nil {
+		return PathResult{}, err
+	}
 	defer g.mu.RUnlock()
 	src, ok := g.ids[sourceID]
 	if !ok {

@@ -24,7 +24,13 @@ var (
 	// ErrNoPath is returned by FindPaths when no path within the hop limit
 	// and filters joins the two entities.
 	ErrNoPath = errors.New("kgmem: no path")
+
+	// ErrClosed is returned by every method of a graph or store after its
+	// Close.
+	ErrClosed = errors.New("kgmem: closed")
 )
+
+var errClosed = fmt.Errorf("kgmem: graph is closed: %w", ErrClosed)
 
 // Entity is a node of the knowledge graph: a person, project, concept or
 // anything else an agent wants to remember facts about.

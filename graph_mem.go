@@ -74,6 +74,68 @@ type InMemoryGraph struct {
 	types     typeTable
 	tagIndex  map[string]map[int32]struct{}
 	names     nameIndex
+	// journal, when set, records every mutation before it is applied; a
+	// mutation whose record fails is not applied. Set once, before the
+	// graph is shared.
+	journal mutationLog
+	closed  bool // set by Close; every method then fails with ErrClosed
+}
+
+// mutationLog records the mutations of a graph, in order.
+type mutationLog interface {
+	// record is called with g.mu held for writing, after the mutation has
+	// been validated and before it is applied.
+	record(m *mutation) error
+}
+
+// mutation is one successful write to a graph, in the form a journal
+// replays: entities carry their normalised tags.
+type mutation struct {
+	Op        mutationOp   `json:"op"`
+	Entities  []Entity     `json:"entities,omitempty"`  // OpAddEntity (one), OpAddBatch
+	Relations []Relation   `json:"relations,omitempty"` // OpAddRelation (one), OpAddBatch
+	ID        string       `json:"id,omitempty"`        // OpRemoveEntity, OpSetTags
+	Key       *RelationKey `json:"key,omitempty"`       // OpRemoveRelation
+	Tags      []string     `json:"tags,omitempty"`      // OpSetTags, normalised
+}
+
+type mutationOp string
+
+const (
+	opAddEntity      mutationOp = "add_entity"
+	opRemoveEntity   mutationOp = "remove_entity"
+	opAddRelation    mutationOp = "add_relation"
+	opRemoveRelation mutationOp = "remove_relation"
+	opSetTags        mutationOp = "set_tags"
+	opAddBatch       mutationOp = "add_batch"
+)
+
+// lock takes g.mu for writing, or returns an error wrapping ErrClosed.
+func (g *InMemoryGraph) lock() error {
+	g.mu.Lock()
+	if g.closed {
+		g.mu.Unlock()
+		return errClosed
+	}
+	return nil
+}
+
+// rlock takes g.mu for reading, or returns an error wrapping ErrClosed.
+func (g *InMemoryGraph) rlock() error {
+	g.mu.RLock()
+	if g.closed {
+		g.mu.RUnlock()
+		return errClosed
+	}
+	return nil
+}
+
+// log records m in the journal, if there is one.
+func (g *InMemoryGraph) log(m *mutation) error {
+	if g.journal == nil {
+		return nil
+	}
+	return g.journal.record(m)
 }
 
 // node is one entity slot.
@@ -224,8 +286,19 @@ func (g *InMemoryGraph) AddEntity(ctx context.Context, e Entity) error {
 	}
 	tags, _ := normalizeTags(e.Tags, g.tags.MaxTagsPerEntity) // validated above
 	more := newEntityMore(&e, tags)
-	g.mu.Lock()
+	if err := g.lock(); err != nil {
+		return err
+	}
 	defer g.mu.Unlock()
+	if g.journal != nil {
+		logged := e
+		logged.Tags = tags
+		if g.journal != nil {
+			if err := g.log(&mutation{Op: opAddEntity, Entities: []Entity{logged}}); err != nil {
+				return err
+			}
+		}
+	}
 	g.putEntity(&e, more)
 	return nil
 }
@@ -279,6 +352,13 @@ func (n *node) aliases() []string {
 	return n.more.aliases
 }
 
+func (m *entityMore) tagList() []string {
+	if m == nil {
+		return nil
+	}
+	return m.tags
+}
+
 func (n *node) tags() []string {
 	if n.more == nil {
 		return nil
@@ -305,7 +385,9 @@ func (g *InMemoryGraph) GetEntity(ctx context.Context, id string) (Entity, bool,
 	if err := ctx.Err(); err != nil {
 		return Entity{}, false, err
 	}
-	g.mu.RLock()
+	if err := g.rlock(); err != nil {
+		return Entity{}, false, err
+	}
 	defer g.mu.RUnlock()
 	s, ok := g.ids[id]
 	if !ok {
@@ -325,11 +407,18 @@ func (g *InMemoryGraph) RemoveEntity(ctx context.Context, id string) error {
 	if err := validateID("entity", id); err != nil {
 		return err
 	}
-	g.mu.Lock()
+	if err := g.lock(); err != nil {
+		return err
+	}
 	defer g.mu.Unlock()
 	s, ok := g.ids[id]
 	if !ok {
 		return fmt.Errorf("kgmem: remove entity %q: %w", id, ErrNotFound)
+	}
+	if g.journal != nil {
+		if err := g.log(&mutation{Op: opRemoveEntity, ID: id}); err != nil {
+			return err
+		}
 	}
 	n := &g.nodes[s]
 	for len(n.out) > 0 {
@@ -361,11 +450,18 @@ func (g *InMemoryGraph) AddRelation(ctx context.Context, r Relation) error {
 	}
 	r.Weight += 0 // store -0 as +0
 	more := newRelMore(&r)
-	g.mu.Lock()
+	if err := g.lock(); err != nil {
+		return err
+	}
 	defer g.mu.Unlock()
 	src, dst, err := g.endpoints(r.SourceID, r.TargetID, r.Type)
 	if err != nil {
 		return err
+	}
+	if g.journal != nil {
+		if err := g.log(&mutation{Op: opAddRelation, Relations: []Relation{r}}); err != nil {
+			return err
+		}
 	}
 	g.putRelation(src, dst, r.Type, r.Weight, more)
 	return nil
@@ -422,7 +518,9 @@ func (g *InMemoryGraph) AddBatch(ctx context.Context, entities []Entity, relatio
 		}
 		relMores[i] = newRelMore(&relations[i])
 	}
-	g.mu.Lock()
+	if err := g.lock(); err != nil {
+		return err
+	}
 	defer g.mu.Unlock()
 	// Resolve endpoints once; -1 marks an entity this batch adds.
 	ends := make([][2]int32, len(relations))
@@ -445,6 +543,20 @@ func (g *InMemoryGraph) AddBatch(ctx context.Context, entities []Entity, relatio
 					i, r.SourceID, r.Type, r.TargetID, id, ErrNotFound)
 			}
 			ends[i][j] = -1
+		}
+	}
+	if g.journal != nil {
+		m := &mutation{Op: opAddBatch, Entities: make([]Entity, len(ents)), Relations: make([]Relation, len(relations))}
+		for i := range ents {
+			m.Entities[i] = ents[i]
+			m.Entities[i].Tags = mores[i].tagList()
+		}
+		for i := range relations {
+			m.Relations[i] = relations[i]
+			m.Relations[i].Weight += 0
+		}
+		if err := g.log(m); err != nil {
+			return err
 		}
 	}
 	for i := range ents {
@@ -591,9 +703,17 @@ func (g *InMemoryGraph) RemoveRelation(ctx context.Context, sourceID, targetID, 
 	if err := validateKey(sourceID, targetID, relationType); err != nil {
 		return err
 	}
-	g.mu.Lock()
+	if err := g.lock(); err != nil {
+		return err
+	}
 	defer g.mu.Unlock()
 	if i, ok := g.lookupRel(sourceID, targetID, relationType); ok {
+		key := RelationKey{sourceID, targetID, relationType}
+		if g.journal != nil {
+			if err := g.log(&mutation{Op: opRemoveRelation, Key: &key}); err != nil {
+				return err
+			}
+		}
 		g.removeRel(i)
 		return nil
 	}
@@ -633,7 +753,9 @@ func (g *InMemoryGraph) GetRelation(ctx context.Context, sourceID, targetID, rel
 	if err := ctx.Err(); err != nil {
 		return Relation{}, false, err
 	}
-	g.mu.RLock()
+	if err := g.rlock(); err != nil {
+		return Relation{}, false, err
+	}
 	defer g.mu.RUnlock()
 	i, ok := g.lookupRel(sourceID, targetID, relationType)
 	if !ok {
@@ -647,7 +769,9 @@ func (g *InMemoryGraph) Entities(ctx context.Context) ([]Entity, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	g.mu.RLock()
+	if err := g.rlock(); err != nil {
+		return nil, err
+	}
 	out := make([]Entity, 0, len(g.ids))
 	for i := range g.nodes {
 		if g.nodes[i].live {
@@ -665,7 +789,9 @@ func (g *InMemoryGraph) Relations(ctx context.Context) ([]Relation, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	g.mu.RLock()
+	if err := g.rlock(); err != nil {
+		return nil, err
+	}
 	out := make([]Relation, 0, len(g.keys))
 	for i := range g.rels {
 		if g.rels[i].live {
@@ -700,7 +826,9 @@ func (g *InMemoryGraph) FindByKeywords(ctx context.Context, keywords []string) (
 		hits []hit
 		buf  []string
 	)
-	g.mu.RLock()
+	if err := g.rlock(); err != nil {
+		return nil, err
+	}
 	for i := range g.nodes {
 		n := &g.nodes[i]
 		if !n.live {

@@ -320,7 +320,9 @@ func (g *InMemoryGraph) LinkEntities(ctx context.Context, text string) ([]Entity
 		return nil, fmt.Errorf("kgmem: link entities: text %q is not valid UTF-8: %w", text, ErrInvalidArgument)
 	}
 	units := splitUnits(text)
-	g.mu.RLock()
+	if err := g.rlock(); err != nil {
+		return nil, err
+	}
 	found := g.names.match(text, units, func(r nameRef, surface string) bool {
 		return spells(g.nodes[r.slot()].name, g.nodes[r.slot()].aliases(), r.alias(), surface)
 	})

@@ -70,11 +70,18 @@ func (g *InMemoryGraph) SetEntityTags(ctx context.Context, id string, tags []str
 	if err != nil {
 		return 0, fmt.Errorf("kgmem: set tags of entity %q: %w", id, err)
 	}
-	g.mu.Lock()
+	if err := g.lock(); err != nil {
+		return 0, err
+	}
 	defer g.mu.Unlock()
 	s, ok := g.ids[id]
 	if !ok {
 		return 0, fmt.Errorf("kgmem: set tags of entity %q: %w", id, ErrNotFound)
+	}
+	if g.journal != nil {
+		if err := g.log(&mutation{Op: opSetTags, ID: id, Tags: norm}); err != nil {
+			return 0, err
+		}
 	}
 	n := &g.nodes[s]
 	g.unindexTags(s, n.tags())
@@ -102,7 +109,9 @@ func (g *InMemoryGraph) FindTags(ctx context.Context, prefix string) ([]string, 
 	}
 	prefix = strings.ToLower(prefix)
 	var out []string
-	g.mu.RLock()
+	if err := g.rlock(); err != nil {
+		return nil, err
+	}
 	for t := range g.tagIndex {
 		if strings.HasPrefix(t, prefix) {
 			out = append(out, t)
@@ -123,7 +132,9 @@ func (g *InMemoryGraph) EntityCountByTag(ctx context.Context, tag string) (int, 
 	if !utf8.ValidString(tag) {
 		return 0, fmt.Errorf("kgmem: tag %q is not valid UTF-8: %w", tag, ErrInvalidArgument)
 	}
-	g.mu.RLock()
+	if err := g.rlock(); err != nil {
+		return 0, err
+	}
 	defer g.mu.RUnlock()
 	return len(g.tagIndex[normalizeTag(tag)]), nil
 }

@@ -1,0 +1,197 @@
+package kgmem
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Neighborhood is the read access kgmem's traversal algorithms need from a
+// graph backend: the relations around a set of entities, one hop at a
+// time, and the entities themselves. A backend that implements it gets
+// GetRelated and FindPaths with exactly InMemoryGraph's semantics — the
+// same ordering, ties, caps and errors — from TraverseRelated and
+// TraversePaths. Each call covers a whole frontier, so a database backend
+// answers each hop with one query.
+type Neighborhood interface {
+	// Neighbors calls visit once for every relation that touches one of ids
+	// and may be walked away from it in direction dir, restricted to the
+	// given types when types is not empty: from is the index in ids of the
+	// entity the relation is walked from, r the relation as stored. ids holds
+	// no duplicates. Under Both, a relation between two entities of ids is
+	// reported once for each. Neighbors must not call visit after it returns.
+	Neighbors(ctx context.Context, ids []string, dir Direction, types []string, visit func(from int, r Relation)) error
+	// Entities returns the entities with the given IDs, in the same order.
+	// An ID without an entity makes it return an error wrapping ErrNotFound.
+	Entities(ctx context.Context, ids []string) ([]Entity, error)
+}
+
+// TraverseRelated runs GetRelated's traversal over a backend's
+// Neighborhood: see KnowledgeGraph.GetRelated for the semantics and errors.
+// It asks n for one hop per level of the traversal and, at the end, for the
+// entities of the results in one call.
+func TraverseRelated(ctx context.Context, n Neighborhood, start string, opts TraverseOptions) ([]ScoredEntity, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := validateTraverse(&opts); err != nil {
+		return nil, err
+	}
+	if _, err := n.Entities(ctx, []string{start}); err != nil {
+		return nil, fmt.Errorf("kgmem: related to entity %q: %w", start, err)
+	}
+	if opts.Depth == 0 {
+		return nil, nil
+	}
+	st := newNeighborStep(n, opts.RelationTypes)
+	return getRelated(ctx, st, new(traversal), st.intern(start), opts)
+}
+
+// TraversePaths runs FindPaths' search over a backend's Neighborhood: see
+// KnowledgeGraph.FindPaths for the semantics and errors. budget caps the
+// partial paths built, as WithPathBudget does for InMemoryGraph; 0 or less
+// means DefaultPathBudget.
+func TraversePaths(ctx context.Context, n Neighborhood, sourceID, targetID string, opts PathOptions, budget int) (PathResult, error) {
+	if err := ctx.Err(); err != nil {
+		return PathResult{}, err
+	}
+	if err := validatePathOptions(&opts); err != nil {
+		return PathResult{}, err
+	}
+	if _, err := n.Entities(ctx, []string{sourceID}); err != nil {
+		return PathResult{}, fmt.Errorf("kgmem: find paths: source entity %q: %w", sourceID, err)
+	}
+	if _, err := n.Entities(ctx, []string{targetID}); err != nil {
+		return PathResult{}, fmt.Errorf("kgmem: find paths: target entity %q: %w", targetID, err)
+	}
+	if sourceID == targetID {
+		return PathResult{Paths: []Path{{EntityIDs: []string{sourceID}, Score: 1}}}, nil
+	}
+	if budget <= 0 {
+		budget = DefaultPathBudget
+	}
+	st := newNeighborStep(n, opts.RelationTypes)
+	src, dst := st.intern(sourceID), st.intern(targetID)
+	best, truncated, err := findPaths(ctx, st, src, dst, opts, budget)
+	if err != nil {
+		return PathResult{}, err
+	}
+	res := PathResult{Paths: toPaths(st, best), Truncated: truncated}
+	if len(res.Paths) == 0 {
+		return res, noPathError(sourceID, targetID, opts.MaxHops, truncated)
+	}
+	return res, nil
+}
+
+// neighborStep adapts a Neighborhood to the traversal algorithms: it
+// interns the entity IDs it meets to node handles and keeps every relation
+// it is told about under a relation handle, for the length of one call.
+type neighborStep struct {
+	n        Neighborhood
+	types    []string
+	ids      []string // node handle → entity ID
+	handles  map[string]int32
+	rels     []Relation // relation handle → relation
+	entities map[int32]Entity
+}
+
+func newNeighborStep(n Neighborhood, types []string) *neighborStep {
+	return &neighborStep{n: n, types: types, handles: make(map[string]int32)}
+}
+
+func (s *neighborStep) intern(id string) int32 {
+	if h, ok := s.handles[id]; ok {
+		return h
+	}
+	h := int32(len(s.ids))
+	s.ids = append(s.ids, id)
+	s.handles[id] = h
+	return h
+}
+
+func (s *neighborStep) expand(ctx context.Context, frontier []int32, dir Direction, visit func(int, int32, int32, float64)) error {
+	// Ask once per distinct entity; fan the answers out to every frontier
+	// position that holds it.
+	var unique []string
+	positions := make(map[int32][]int, len(frontier))
+	for i, h := range frontier {
+		if _, ok := positions[h]; !ok {
+			unique = append(unique, s.ids[h])
+		}
+		positions[h] = append(positions[h], i)
+	}
+	var bad error
+	err := s.n.Neighbors(ctx, unique, dir, s.types, func(from int, r Relation) {
+		if bad != nil {
+			return
+		}
+		if from < 0 || from >= len(unique) {
+			bad = fmt.Errorf("kgmem: neighborhood reported index %d for %d entities: %w", from, len(unique), ErrInvalidArgument)
+			return
+		}
+		at := unique[from]
+		var to string
+		switch {
+		case dir != Incoming && r.SourceID == at:
+			to = r.TargetID
+		case dir != Outgoing && r.TargetID == at:
+			to = r.SourceID
+		default:
+			bad = fmt.Errorf("kgmem: neighborhood reported relation %q -[%s]-> %q for entity %q walking %v: %w",
+				r.SourceID, r.Type, r.TargetID, at, dir, ErrInvalidArgument)
+			return
+		}
+		if math.IsNaN(r.Weight) || r.Weight < 0 || r.Weight > 1 ||
+			(len(s.types) > 0 && !slices.Contains(s.types, r.Type)) {
+			bad = fmt.Errorf("kgmem: neighborhood reported relation %q -[%s]-> %q with weight %v outside the request: %w",
+				r.SourceID, r.Type, r.TargetID, r.Weight, ErrInvalidArgument)
+			return
+		}
+		toH := s.intern(to)
+		relH := int32(len(s.rels))
+		s.rels = append(s.rels, r)
+		for _, i := range positions[s.handles[at]] {
+			visit(i, toH, relH, r.Weight)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return bad
+}
+
+// prepare fetches the entities of the result in one call.
+func (s *neighborStep) prepare(ctx context.Context, nodes []int32) error {
+	ids := make([]string, len(nodes))
+	for i, h := range nodes {
+		ids[i] = s.ids[h]
+	}
+	es, err := s.n.Entities(ctx, ids)
+	if err != nil {
+		return err
+	}
+	if len(es) != len(ids) {
+		return fmt.Errorf("kgmem: neighborhood returned %d entities for %d IDs: %w", len(es), len(ids), ErrInvalidArgument)
+	}
+	s.entities = make(map[int32]Entity, len(nodes))
+	for i, h := range nodes {
+		s.entities[h] = es[i]
+	}
+	return nil
+}
+
+func (s *neighborStep) id(n int32) string { return s.ids[n] }
+
+func (s *neighborStep) entity(n int32) Entity {
+	e := s.entities[n]
+	e.Aliases, e.Tags, e.SourceIDs = cloneStrings(e.Aliases), cloneStrings(e.Tags), cloneStrings(e.SourceIDs)
+	e.Properties = cloneMap(e.Properties)
+	return e
+}
+
+func (s *neighborStep) relation(r int32) Relation { return cloneRelation(s.rels[r]) }
+
+func (s *neighborStep) compareRels(a, b int32) int {
+	return compareKeys(s.rels[a].Key(), s.rels[b].Key())
+}
