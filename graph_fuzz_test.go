@@ -26,6 +26,7 @@ var (
 	fuzzIDs     = []string{"a", "b", "c", "person:张三", "d:e", "", "\xff"}
 	fuzzTypes   = []string{"knows", "works_on", "part_of", "", "\xfe"}
 	fuzzTags    = []string{"go", " Go ", "GO", "", "数据库", "rust", "x", "y", "z", "w", "\xff"}
+	fuzzSources = []string{"doc1", "doc2", ""}
 	fuzzWeights = []float64{0, 0.25, 0.5, 1, -0.5, 1.5, math.NaN(), math.Inf(1)}
 )
 
@@ -33,6 +34,45 @@ var (
 type graphModel struct {
 	entities  map[string]Entity
 	relations map[RelationKey]Relation
+}
+
+// removeSource is RemoveSource's documented effect on the model.
+func (m *graphModel) removeSource(src string) {
+	strip := func(ids []string) ([]string, bool) {
+		if !slices.Contains(ids, src) {
+			return ids, false
+		}
+		left := slices.DeleteFunc(slices.Clone(ids), func(s string) bool { return s == src })
+		if len(left) == 0 {
+			left = nil
+		}
+		return left, true
+	}
+	for k, r := range m.relations {
+		if left, ok := strip(r.SourceIDs); ok {
+			if left == nil {
+				delete(m.relations, k)
+				continue
+			}
+			r.SourceIDs = left
+			m.relations[k] = r
+		}
+	}
+	for id, e := range m.entities {
+		if left, ok := strip(e.SourceIDs); ok {
+			if left == nil {
+				delete(m.entities, id)
+				for k := range m.relations {
+					if k.SourceID == id || k.TargetID == id {
+						delete(m.relations, k)
+					}
+				}
+				continue
+			}
+			e.SourceIDs = left
+			m.entities[id] = e
+		}
+	}
 }
 
 func (m *graphModel) snapshot() ([]Entity, []Relation) {
@@ -60,12 +100,15 @@ func applyFuzzOps(t *testing.T, data []byte) {
 	for step := 0; len(r.data) > 0 && step < 200; step++ {
 		beforeE, beforeR := m.snapshot()
 		var err error
-		op := r.next(8)
+		op := r.next(9)
 		switch op {
 		case 0, 1:
 			e := Entity{ID: pick(fuzzIDs), Name: pick(fuzzIDs), Tags: pickTags()}
 			if r.next(2) == 1 {
 				e.Aliases = []string{pick(fuzzIDs)}
+			}
+			if r.next(2) == 1 {
+				e.SourceIDs = []string{pick(fuzzSources)}
 			}
 			err = g.AddEntity(ctx, e)
 			if err == nil {
@@ -86,6 +129,9 @@ func applyFuzzOps(t *testing.T, data []byte) {
 			}
 		case 3, 4:
 			rel := Relation{SourceID: pick(fuzzIDs), TargetID: pick(fuzzIDs), Type: pick(fuzzTypes), Weight: fuzzWeights[r.next(len(fuzzWeights))]}
+			if r.next(2) == 1 {
+				rel.SourceIDs = []string{pick(fuzzSources), pick(fuzzSources)}
+			}
 			err = g.AddRelation(ctx, rel)
 			if err == nil {
 				m.relations[rel.Key()] = rel
@@ -107,6 +153,12 @@ func applyFuzzOps(t *testing.T, data []byte) {
 					t.Fatalf("SetEntityTags returned %d, kept %d", n, len(e.Tags))
 				}
 				m.entities[id] = e
+			}
+		case 8:
+			src := pick(fuzzSources)
+			_, err = g.RemoveSource(ctx, src)
+			if err == nil {
+				m.removeSource(src)
 			}
 		case 7:
 			opts := TraverseOptions{Depth: r.next(4), Direction: Direction(r.next(4)), MaxNodesPerHop: r.next(3), Limit: r.next(3)}

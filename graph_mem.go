@@ -94,7 +94,7 @@ type mutation struct {
 	Op        mutationOp   `json:"op"`
 	Entities  []Entity     `json:"entities,omitempty"`  // OpAddEntity (one), OpAddBatch
 	Relations []Relation   `json:"relations,omitempty"` // OpAddRelation (one), OpAddBatch
-	ID        string       `json:"id,omitempty"`        // OpRemoveEntity, OpSetTags
+	ID        string       `json:"id,omitempty"`        // OpRemoveEntity, OpSetTags, OpRemoveSource
 	Key       *RelationKey `json:"key,omitempty"`       // OpRemoveRelation
 	Tags      []string     `json:"tags,omitempty"`      // OpSetTags, normalised
 }
@@ -108,6 +108,7 @@ const (
 	opRemoveRelation mutationOp = "remove_relation"
 	opSetTags        mutationOp = "set_tags"
 	opAddBatch       mutationOp = "add_batch"
+	opRemoveSource   mutationOp = "remove_source"
 )
 
 // lock takes g.mu for writing, or returns an error wrapping ErrClosed.
@@ -420,7 +421,16 @@ func (g *InMemoryGraph) RemoveEntity(ctx context.Context, id string) error {
 			return err
 		}
 	}
+	g.removeEntity(s)
+	return nil
+}
+
+// removeEntity deletes the entity in slot s with its relations and index
+// entries, and returns how many relations went with it; the caller holds
+// g.mu for writing.
+func (g *InMemoryGraph) removeEntity(s int32) int {
 	n := &g.nodes[s]
+	before := len(g.keys)
 	for len(n.out) > 0 {
 		g.removeRel(n.out[len(n.out)-1].rel)
 	}
@@ -429,10 +439,10 @@ func (g *InMemoryGraph) RemoveEntity(ctx context.Context, id string) error {
 	}
 	g.unindexTags(s, n.tags())
 	g.names.indexNames(s, n, false)
-	delete(g.ids, id)
+	delete(g.ids, n.id)
 	*n = node{}
 	g.freeNodes = append(g.freeNodes, s)
-	return nil
+	return before - len(g.keys)
 }
 
 // AddRelation inserts r, or replaces the weight, properties and sources of
