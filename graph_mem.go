@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 	"unicode/utf8"
@@ -52,13 +53,19 @@ type InMemoryGraph struct {
 	// mu guards every field below.
 	//
 	// Invariants, true whenever mu is not held for writing:
-	//   - ids[id] == s exactly when nodes[s].live and nodes[s].id == id;
-	//     freeNodes lists every slot s < len(nodes) with !nodes[s].live.
-	//   - rels is the record of relations: keys[k] == r exactly when
-	//     rels[r].live and rels[r] has key k; freeRels lists every other slot.
+	//   - ids[id] == s exactly when nodes[s].live() and nodes[s].id == id;
+	//     freeNodes lists every slot s < len(nodes) with !nodes[s].live().
+	//   - rels is the record of relations; freeRels lists every slot r with
+	//     !rels[r].live, and relCount counts the others. No two live
+	//     relations share a key.
 	//   - for each live relation r: nodes[rels[r].src].out[rels[r].outPos]
 	//     is {to: dst, rel: r, w: weight} and nodes[rels[r].dst].in[rels[r].inPos]
 	//     is {to: src, rel: r, w: weight}; out and in hold nothing else.
+	//   - the key index: a node with more than hubDegree outgoing relations
+	//     may have outKeys, and one with more than 2×hubDegree has it;
+	//     outKeys[{dst, typ}] == r exactly when r is a live relation from
+	//     the node to dst of type typ. Keys of nodes without outKeys are
+	//     found by scanning out.
 	//   - types.refs[t] is the number of live relations of type t, and a type
 	//     with no relations is not in types.ids.
 	//   - tagIndex[t] holds exactly the live slots whose entity has tag t, and
@@ -70,7 +77,7 @@ type InMemoryGraph struct {
 	freeNodes []int32
 	rels      []relRec
 	freeRels  []int32
-	keys      map[relKey]int32
+	relCount  int
 	types     typeTable
 	tagIndex  map[string]map[int32]struct{}
 	names     nameIndex
@@ -147,8 +154,14 @@ type node struct {
 	more *entityMore // nil when every optional field is empty
 	out  []adj       // relations whose source is this entity
 	in   []adj       // relations whose target is this entity
-	live bool
+	// outKeys indexes out by key for entities with many outgoing
+	// relations; nil otherwise (see hubDegree).
+	outKeys map[outKey]int32
 }
+
+// live reports whether the slot holds an entity: entity IDs are never
+// empty, and a freed slot is zeroed.
+func (n *node) live() bool { return n.id != "" }
 
 // entityMore holds the optional fields of an entity; most entities in large
 // graphs have few of them, so they live behind one pointer.
@@ -247,7 +260,6 @@ func NewInMemoryGraph(opts ...Option) *InMemoryGraph {
 		tags:       cfg.tags.withDefaults(),
 		pathBudget: cfg.pathBudget,
 		ids:        make(map[string]int32),
-		keys:       make(map[relKey]int32),
 		tagIndex:   make(map[string]map[int32]struct{}),
 	}
 }
@@ -268,7 +280,7 @@ func (g *InMemoryGraph) Stats() GraphStats {
 	defer g.mu.RUnlock()
 	return GraphStats{
 		Entities:  len(g.ids),
-		Relations: len(g.keys),
+		Relations: g.relCount,
 		Tags:      len(g.tagIndex),
 	}
 }
@@ -327,7 +339,7 @@ func (g *InMemoryGraph) allocNode(id string) int32 {
 		s = int32(len(g.nodes))
 		g.nodes = append(g.nodes, node{})
 	}
-	g.nodes[s] = node{id: id, live: true}
+	g.nodes[s] = node{id: id}
 	g.ids[id] = s
 	return s
 }
@@ -430,7 +442,7 @@ func (g *InMemoryGraph) RemoveEntity(ctx context.Context, id string) error {
 // g.mu for writing.
 func (g *InMemoryGraph) removeEntity(s int32) int {
 	n := &g.nodes[s]
-	before := len(g.keys)
+	before := g.relCount
 	for len(n.out) > 0 {
 		g.removeRel(n.out[len(n.out)-1].rel)
 	}
@@ -442,7 +454,7 @@ func (g *InMemoryGraph) removeEntity(s int32) int {
 	delete(g.ids, n.id)
 	*n = node{}
 	g.freeNodes = append(g.freeNodes, s)
-	return before - len(g.keys)
+	return before - g.relCount
 }
 
 // AddRelation inserts r, or replaces the weight, properties and sources of
@@ -490,7 +502,7 @@ func (g *InMemoryGraph) putRelation(src, dst int32, typ string, w float64, more 
 // putRelationTyped is putRelation with the type already interned.
 func (g *InMemoryGraph) putRelationTyped(src, dst, t int32, w float64, more *relMore) {
 	k := relKey{src, dst, t}
-	if i, ok := g.keys[k]; ok {
+	if i, ok := g.findRel(k); ok {
 		rec := &g.rels[i]
 		rec.w, rec.more = w, more
 		g.nodes[src].out[rec.outPos].w = w
@@ -521,12 +533,9 @@ func (g *InMemoryGraph) AddBatch(ctx context.Context, entities []Entity, relatio
 		tags, _ := normalizeTags(e.Tags, g.tags.MaxTagsPerEntity)
 		ents[i], mores[i] = e, newEntityMore(&e, tags)
 	}
-	relMores := make([]*relMore, len(relations))
-	for i := range relations {
-		if err := validateRelation(&relations[i]); err != nil {
-			return fmt.Errorf("kgmem: batch relation %d: %w", i, err)
-		}
-		relMores[i] = newRelMore(&relations[i])
+	relMores, err := prepareRelations(relations)
+	if err != nil {
+		return err
 	}
 	if err := g.lock(); err != nil {
 		return err
@@ -598,8 +607,48 @@ func (g *InMemoryGraph) AddBatch(ctx context.Context, entities []Entity, relatio
 	return nil
 }
 
+// parallelBatch is the number of relations from which AddBatch validates
+// on several cores.
+const parallelBatch = 8192
+
+// prepareRelations validates relations and copies their optional parts. A
+// large batch is split across up to four goroutines, all finished before it
+// returns; the error reported is always the one of the lowest index.
+func prepareRelations(relations []Relation) ([]*relMore, error) {
+	mores := make([]*relMore, len(relations))
+	prepare := func(lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			if err := validateRelation(&relations[i]); err != nil {
+				return fmt.Errorf("kgmem: batch relation %d: %w", i, err)
+			}
+			mores[i] = newRelMore(&relations[i])
+		}
+		return nil
+	}
+	workers := min(runtime.GOMAXPROCS(0), 4, len(relations)/(parallelBatch/2))
+	if workers < 2 {
+		return mores, prepare(0, len(relations))
+	}
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[w] = prepare(w*len(relations)/workers, (w+1)*len(relations)/workers)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return mores, nil
+}
+
 // reserve makes room for a large batch of relations at once, so that the
-// record, the key index and the adjacency lists do not grow step by step.
+// record and the adjacency lists do not grow step by step.
 // ends holds the resolved endpoints, -1 for entities the batch added.
 func (g *InMemoryGraph) reserve(relations []Relation, ends [][2]int32) {
 	n := len(relations)
@@ -607,11 +656,6 @@ func (g *InMemoryGraph) reserve(relations []Relation, ends [][2]int32) {
 		return
 	}
 	g.rels = slices.Grow(g.rels, n-len(g.freeRels))
-	if n > len(g.keys) {
-		keys := make(map[relKey]int32, len(g.keys)+n)
-		maps.Copy(keys, g.keys)
-		g.keys = keys
-	}
 	outAdd, inAdd := make([]int32, len(g.nodes)), make([]int32, len(g.nodes))
 	for i := range relations {
 		src, dst := ends[i][0], ends[i][1]
@@ -676,7 +720,41 @@ func (g *InMemoryGraph) insertRel(k relKey, w float64, more *relMore) {
 	}
 	s.out = append(s.out, adj{to: k.dst, rel: i, w: w})
 	d.in = append(d.in, adj{to: k.src, rel: i, w: w})
-	g.keys[k] = i
+	g.relCount++
+	switch {
+	case s.outKeys != nil:
+		s.outKeys[outKey{k.dst, k.typ}] = i
+	case len(s.out) > 2*hubDegree:
+		s.outKeys = make(map[outKey]int32, 2*len(s.out))
+		for _, a := range s.out {
+			s.outKeys[outKey{a.to, g.rels[a.rel].typ}] = a.rel
+		}
+	}
+}
+
+// hubDegree is the number of outgoing relations up to which a key is found
+// by scanning the source's adjacency list, a few cache lines, rather than
+// by probing a per-entity key index. An entity builds its index when its
+// out-degree passes 2×hubDegree and drops it below hubDegree, so a degree
+// that hovers near the threshold does not rebuild it again and again.
+const hubDegree = 16
+
+// outKey identifies a relation among its source's outgoing relations.
+type outKey struct{ dst, typ int32 }
+
+// findRel returns the slot of the live relation with key k.
+func (g *InMemoryGraph) findRel(k relKey) (int32, bool) {
+	n := &g.nodes[k.src]
+	if n.outKeys != nil {
+		i, ok := n.outKeys[outKey{k.dst, k.typ}]
+		return i, ok
+	}
+	for _, a := range n.out {
+		if a.to == k.dst && g.rels[a.rel].typ == k.typ {
+			return a.rel, true
+		}
+	}
+	return 0, false
 }
 
 // removeRel deletes relation slot i, keeping both adjacency lists dense by
@@ -697,7 +775,13 @@ func (g *InMemoryGraph) removeRel(i int32) {
 		g.rels[moved.rel].inPos = rec.inPos
 	}
 	d.in = d.in[:len(d.in)-1]
-	delete(g.keys, relKey{rec.src, rec.dst, rec.typ})
+	if s.outKeys != nil {
+		delete(s.outKeys, outKey{rec.dst, rec.typ})
+		if len(s.out) < hubDegree {
+			s.outKeys = nil
+		}
+	}
+	g.relCount--
 	g.types.release(rec.typ, 1)
 	g.rels[i] = relRec{}
 	g.freeRels = append(g.freeRels, i)
@@ -737,8 +821,7 @@ func (g *InMemoryGraph) lookupRel(sourceID, targetID, relationType string) (int3
 	if !ok1 || !ok2 || !ok3 {
 		return 0, false
 	}
-	i, ok := g.keys[relKey{src, dst, t}]
-	return i, ok
+	return g.findRel(relKey{src, dst, t})
 }
 
 // relation returns a copy of relation slot i that shares nothing mutable with it.
@@ -784,7 +867,7 @@ func (g *InMemoryGraph) Entities(ctx context.Context) ([]Entity, error) {
 	}
 	out := make([]Entity, 0, len(g.ids))
 	for i := range g.nodes {
-		if g.nodes[i].live {
+		if g.nodes[i].live() {
 			out = append(out, g.nodes[i].entity())
 		}
 	}
@@ -802,7 +885,7 @@ func (g *InMemoryGraph) Relations(ctx context.Context) ([]Relation, error) {
 	if err := g.rlock(); err != nil {
 		return nil, err
 	}
-	out := make([]Relation, 0, len(g.keys))
+	out := make([]Relation, 0, g.relCount)
 	for i := range g.rels {
 		if g.rels[i].live {
 			out = append(out, g.relation(int32(i)))
@@ -841,7 +924,7 @@ func (g *InMemoryGraph) FindByKeywords(ctx context.Context, keywords []string) (
 	}
 	for i := range g.nodes {
 		n := &g.nodes[i]
-		if !n.live {
+		if !n.live() {
 			continue
 		}
 		if c := n.countKeywordMatches(folded, &buf); c > 0 {

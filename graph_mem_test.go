@@ -2,6 +2,7 @@ package kgmem_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"testing"
 
@@ -104,4 +105,27 @@ func TestFindByKeywordsTrimsKeywords(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 	require.Equal(t, "lang:go", got[0].ID)
+}
+
+// TestAddBatchLargeReportsFirstError checks the batch size at which
+// validation runs on several cores: the error still names the lowest bad
+// index and nothing is applied.
+func TestAddBatchLargeReportsFirstError(t *testing.T) {
+	ctx := context.Background()
+	g := kgmem.NewInMemoryGraph()
+	require.NoError(t, g.AddBatch(ctx, []kgmem.Entity{{ID: "a"}, {ID: "b"}}, nil))
+	rels := make([]kgmem.Relation, 20_000)
+	for i := range rels {
+		rels[i] = kgmem.Relation{SourceID: "a", TargetID: "b", Type: fmt.Sprintf("t%d", i), Weight: 0.5}
+	}
+	rels[17_000].Weight = 2
+	rels[12_345].Type = ""
+	err := g.AddBatch(ctx, nil, rels)
+	require.ErrorIs(t, err, kgmem.ErrInvalidArgument)
+	require.Contains(t, err.Error(), "batch relation 12345:")
+	require.Equal(t, 0, g.Stats().Relations)
+
+	rels[12_345].Type, rels[17_000].Weight = "fixed", 1
+	require.NoError(t, g.AddBatch(ctx, nil, rels))
+	require.Equal(t, len(rels), g.Stats().Relations)
 }

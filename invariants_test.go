@@ -21,10 +21,10 @@ func (g *InMemoryGraph) checkInvariants() error {
 	live := 0
 	for s := range g.nodes {
 		n := &g.nodes[s]
-		if n.live == free[int32(s)] {
-			return fmt.Errorf("node slot %d: live=%v but on free list=%v", s, n.live, free[int32(s)])
+		if n.live() == free[int32(s)] {
+			return fmt.Errorf("node slot %d: live=%v but on free list=%v", s, n.live(), free[int32(s)])
 		}
-		if !n.live {
+		if !n.live() {
 			if n.id != "" || len(n.out) > 0 || len(n.in) > 0 || n.more != nil {
 				return fmt.Errorf("free node slot %d holds data", s)
 			}
@@ -46,7 +46,7 @@ func (g *InMemoryGraph) checkInvariants() error {
 		}
 		freeRel[r] = true
 	}
-	liveRels, typeRefs := 0, make(map[int32]int32)
+	liveRels, typeRefs, keys := 0, make(map[int32]int32), make(map[relKey]int32)
 	for i := range g.rels {
 		r := &g.rels[i]
 		if r.live == freeRel[int32(i)] {
@@ -57,11 +57,16 @@ func (g *InMemoryGraph) checkInvariants() error {
 		}
 		liveRels++
 		typeRefs[r.typ]++
-		if !g.nodes[r.src].live || !g.nodes[r.dst].live {
+		if !g.nodes[r.src].live() || !g.nodes[r.dst].live() {
 			return fmt.Errorf("relation slot %d joins a free node slot", i)
 		}
-		if got, ok := g.keys[relKey{r.src, r.dst, r.typ}]; !ok || got != int32(i) {
-			return fmt.Errorf("keys for relation slot %d = %d, %v", i, got, ok)
+		k := relKey{r.src, r.dst, r.typ}
+		if other, dup := keys[k]; dup {
+			return fmt.Errorf("relation slots %d and %d share a key", other, i)
+		}
+		keys[k] = int32(i)
+		if got, ok := g.findRel(k); !ok || got != int32(i) {
+			return fmt.Errorf("findRel for relation slot %d = %d, %v", i, got, ok)
 		}
 		out := g.nodes[r.src].out
 		if int(r.outPos) >= len(out) || out[r.outPos] != (adj{to: r.dst, rel: int32(i), w: r.w}) {
@@ -72,8 +77,24 @@ func (g *InMemoryGraph) checkInvariants() error {
 			return fmt.Errorf("relation slot %d: in[%d] of its target does not point back", i, r.inPos)
 		}
 	}
-	if liveRels != len(g.keys) {
-		return fmt.Errorf("%d live relations but %d keys", liveRels, len(g.keys))
+	if liveRels != g.relCount {
+		return fmt.Errorf("%d live relations but relCount %d", liveRels, g.relCount)
+	}
+	for s := range g.nodes {
+		n := &g.nodes[s]
+		switch {
+		case n.outKeys == nil && len(n.out) > 2*hubDegree:
+			return fmt.Errorf("node slot %d has %d outgoing relations and no key index", s, len(n.out))
+		case n.outKeys != nil && len(n.out) < hubDegree:
+			return fmt.Errorf("node slot %d keeps a key index for %d outgoing relations", s, len(n.out))
+		case n.outKeys != nil && len(n.outKeys) != len(n.out):
+			return fmt.Errorf("node slot %d: key index holds %d keys for %d relations", s, len(n.outKeys), len(n.out))
+		}
+		for k, r := range n.outKeys {
+			if rec := &g.rels[r]; !rec.live || rec.src != int32(s) || rec.dst != k.dst || rec.typ != k.typ {
+				return fmt.Errorf("node slot %d: key index entry %v points at relation slot %d", s, k, r)
+			}
+		}
 	}
 	adjCount := 0
 	for s := range g.nodes {
@@ -95,7 +116,7 @@ func (g *InMemoryGraph) checkInvariants() error {
 	want := make(map[string][]int32)
 	for s := range g.nodes {
 		n := &g.nodes[s]
-		if !n.live {
+		if !n.live() {
 			continue
 		}
 		tags := n.tags()
@@ -128,7 +149,7 @@ func (g *InMemoryGraph) checkInvariants() error {
 	}
 	var fresh nameIndex
 	for s := range g.nodes {
-		if g.nodes[s].live {
+		if g.nodes[s].live() {
 			fresh.indexNames(int32(s), &g.nodes[s], true)
 		}
 	}

@@ -79,7 +79,7 @@ func (g *InMemoryGraph) removeSource(sourceID string) RemoveSourceReport {
 	var deadNodes []string
 	for s := range g.nodes {
 		n := &g.nodes[s]
-		if !n.live || n.more == nil || !slices.Contains(n.more.sourceIDs, sourceID) {
+		if !n.live() || n.more == nil || !slices.Contains(n.more.sourceIDs, sourceID) {
 			continue
 		}
 		left := slices.DeleteFunc(slices.Clone(n.more.sourceIDs), func(x string) bool { return x == sourceID })
