@@ -405,14 +405,19 @@ func (g *InMemoryGraph) FindPaths(ctx context.Context, sourceID, targetID string
 	if src == dst {
 		return PathResult{Paths: []Path{{EntityIDs: []string{sourceID}, Score: 1}}}, nil
 	}
-	st := g.step(opts.RelationTypes)
-	best, truncated, err := findPaths(ctx, st, src, dst, opts, g.pathBudget)
+	return searchPaths(ctx, g.step(opts.RelationTypes), src, dst, opts, g.pathBudget)
+}
+
+// searchPaths runs findPaths from src to dst (src != dst) and turns its
+// answer into a PathResult, or into ErrNoPath when it found nothing.
+func searchPaths(ctx context.Context, st stepper, src, dst int32, opts PathOptions, budget int) (PathResult, error) {
+	best, truncated, err := findPaths(ctx, st, src, dst, opts, budget)
 	if err != nil {
 		return PathResult{}, err
 	}
 	res := PathResult{Paths: toPaths(st, best), Truncated: truncated}
 	if len(res.Paths) == 0 {
-		return res, noPathError(sourceID, targetID, opts.MaxHops, truncated)
+		return res, noPathError(st.id(src), st.id(dst), opts.MaxHops, truncated)
 	}
 	return res, nil
 }

@@ -1,7 +1,6 @@
 package kgmem_test
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,81 +9,9 @@ import (
 	"testing"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/kgmemtest"
 	"github.com/stretchr/testify/require"
 )
-
-// refAllPaths enumerates every simple path of at most maxHops relations from
-// src to dst by depth-first search over the plain relation list, and sorts
-// them the way FindPaths documents: score descending, fewer hops, entity IDs,
-// relation keys.
-func refAllPaths(rels []kgmem.Relation, src, dst string, maxHops int, dir kgmem.Direction, types []string) []kgmem.Path {
-	if src == dst {
-		return []kgmem.Path{{EntityIDs: []string{src}, Score: 1}}
-	}
-	var out []kgmem.Path
-	var walk func(ids []string, path []kgmem.Relation, score float64)
-	walk = func(ids []string, path []kgmem.Relation, score float64) {
-		at := ids[len(ids)-1]
-		if at == dst {
-			out = append(out, kgmem.Path{
-				EntityIDs: slices.Clone(ids),
-				Relations: slices.Clone(path),
-				Score:     score,
-			})
-			return
-		}
-		if len(path) == maxHops {
-			return
-		}
-		for _, r := range rels {
-			if len(types) > 0 && !slices.Contains(types, r.Type) {
-				continue
-			}
-			for _, next := range refSteps(r, at, dir) {
-				if slices.Contains(ids, next) {
-					continue
-				}
-				walk(append(ids, next), append(path, r), score*r.Weight)
-			}
-		}
-	}
-	walk([]string{src}, nil, 1)
-	slices.SortFunc(out, comparePaths)
-	return out
-}
-
-// refSteps returns the entities relation r leads to from entity at when it is
-// walked in direction dir (two entries for a Both self-loop are impossible:
-// self-loops never extend a simple path).
-func refSteps(r kgmem.Relation, at string, dir kgmem.Direction) []string {
-	var out []string
-	if dir != kgmem.Incoming && r.SourceID == at {
-		out = append(out, r.TargetID)
-	}
-	if dir != kgmem.Outgoing && r.TargetID == at && r.SourceID != r.TargetID {
-		out = append(out, r.SourceID)
-	}
-	return out
-}
-
-func comparePaths(a, b kgmem.Path) int {
-	if c := cmp.Compare(b.Score, a.Score); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(len(a.Relations), len(b.Relations)); c != 0 {
-		return c
-	}
-	if c := slices.Compare(a.EntityIDs, b.EntityIDs); c != 0 {
-		return c
-	}
-	for i := range a.Relations {
-		ka, kb := a.Relations[i].Key(), b.Relations[i].Key()
-		if c := slices.Compare([]string{ka.SourceID, ka.TargetID, ka.Type}, []string{kb.SourceID, kb.TargetID, kb.Type}); c != 0 {
-			return c
-		}
-	}
-	return 0
-}
 
 // randomMultigraph builds a seeded random multigraph with frequent score ties:
 // self-loops, parallel relations of several types in both directions.
@@ -143,7 +70,7 @@ func TestFindPathsMatchesExhaustiveReference(t *testing.T) {
 			if rng.IntN(3) == 0 {
 				opts.RelationTypes = []string{"a", "b"}[:1+rng.IntN(2)]
 			}
-			want := refAllPaths(rels, src, dst, opts.MaxHops, opts.Direction, opts.RelationTypes)
+			want := kgmemtest.ReferencePaths(rels, src, dst, opts)
 			if len(want) > opts.MaxPaths {
 				want = want[:opts.MaxPaths]
 			}
@@ -162,49 +89,12 @@ func TestFindPathsMatchesExhaustiveReference(t *testing.T) {
 			require.False(t, got.Truncated, name)
 			require.Equal(t, want, got.Paths, name)
 			for _, p := range got.Paths {
-				checkPathValid(t, p, src, dst, opts, name)
+				kgmemtest.CheckPath(t, src, dst, opts, p)
 			}
 		}
 	}
 	t.Logf("%d queries, %d with paths", checked, withPaths)
 	require.Greater(t, withPaths, checked/3, "the random graphs should connect most queries")
-}
-
-// checkPathValid checks a path independently of any reference: relations
-// join consecutive entities in an allowed direction, no entity repeats, and
-// the score is the product of the weights.
-func checkPathValid(t *testing.T, p kgmem.Path, src, dst string, opts kgmem.PathOptions, name string) {
-	t.Helper()
-	require.Equal(t, src, p.EntityIDs[0], name)
-	require.Equal(t, dst, p.EntityIDs[len(p.EntityIDs)-1], name)
-	require.Len(t, p.Relations, len(p.EntityIDs)-1, name)
-	require.LessOrEqual(t, len(p.Relations), opts.MaxHops, name)
-	seen := map[string]bool{}
-	score := 1.0
-	for i, id := range p.EntityIDs {
-		require.False(t, seen[id], "%s: entity %s twice", name, id)
-		seen[id] = true
-		if i == 0 {
-			continue
-		}
-		r := p.Relations[i-1]
-		from := p.EntityIDs[i-1]
-		fwd := r.SourceID == from && r.TargetID == id
-		back := r.TargetID == from && r.SourceID == id
-		switch opts.Direction {
-		case kgmem.Outgoing:
-			require.True(t, fwd, name)
-		case kgmem.Incoming:
-			require.True(t, back, name)
-		default:
-			require.True(t, fwd || back, name)
-		}
-		if len(opts.RelationTypes) > 0 {
-			require.Contains(t, opts.RelationTypes, r.Type, name)
-		}
-		score *= r.Weight
-	}
-	require.Equal(t, score, p.Score, name)
 }
 
 func TestFindPathsEdgeCases(t *testing.T) {
@@ -301,7 +191,7 @@ func TestFindPathsHubTruncates(t *testing.T) {
 	require.True(t, res.Truncated)
 	if err == nil {
 		for _, p := range res.Paths {
-			checkPathValid(t, p, "hub", "target", kgmem.PathOptions{MaxHops: 4, Direction: kgmem.Both}, "budget")
+			kgmemtest.CheckPath(t, "hub", "target", kgmem.PathOptions{MaxHops: 4, Direction: kgmem.Both}, p)
 		}
 	}
 }

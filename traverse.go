@@ -72,16 +72,7 @@ func TraversePaths(ctx context.Context, n Neighborhood, sourceID, targetID strin
 		budget = DefaultPathBudget
 	}
 	st := newNeighborStep(n, opts.RelationTypes)
-	src, dst := st.intern(sourceID), st.intern(targetID)
-	best, truncated, err := findPaths(ctx, st, src, dst, opts, budget)
-	if err != nil {
-		return PathResult{}, err
-	}
-	res := PathResult{Paths: toPaths(st, best), Truncated: truncated}
-	if len(res.Paths) == 0 {
-		return res, noPathError(sourceID, targetID, opts.MaxHops, truncated)
-	}
-	return res, nil
+	return searchPaths(ctx, st, st.intern(sourceID), st.intern(targetID), opts, budget)
 }
 
 // neighborStep adapts a Neighborhood to the traversal algorithms: it

@@ -92,9 +92,14 @@ func comparePaths(a, b kgmem.Path) int {
 	return 0
 }
 
-// referencePaths enumerates every simple path of at most maxHops relations
-// from src to dst over the plain list of relations, sorted by comparePaths.
-func referencePaths(rels []kgmem.Relation, src, dst string, opts kgmem.PathOptions) []kgmem.Path {
+// ReferencePaths is FindPaths by exhaustive enumeration, for comparing
+// implementations on small graphs: every simple path of at most
+// opts.MaxHops relations from src to dst over the plain list of relations,
+// walking opts.Direction and opts.RelationTypes, sorted in FindPaths' order
+// (score descending, fewer hops, entity IDs, relation keys). It ignores
+// MaxPaths and MaxNodesPerHop; cut the result to the k you asked for.
+// Its cost is exponential in MaxHops.
+func ReferencePaths(rels []kgmem.Relation, src, dst string, opts kgmem.PathOptions) []kgmem.Path {
 	if src == dst {
 		return []kgmem.Path{{EntityIDs: []string{src}, Score: 1}}
 	}
@@ -178,7 +183,7 @@ func findPathsChecks() []check {
 				rel("a", "c", "r", 0.9), rel("c", "d", "r", 0.9),
 				rel("a", "d", "r", 0.3), rel("b", "c", "r", 1))
 			res := findPaths(t, g, "a", "d", kgmem.PathOptions{MaxHops: 3, MaxPaths: 10})
-			want := referencePaths(valuesOf(stored), "a", "d", kgmem.PathOptions{MaxHops: 3})
+			want := ReferencePaths(valuesOf(stored), "a", "d", kgmem.PathOptions{MaxHops: 3})
 			requirePaths(t, "all paths a to d", want, res.Paths)
 			if len(res.Paths) != 4 || res.Truncated {
 				t.Fatalf("got %d paths, truncated %v; want 4, false", len(res.Paths), res.Truncated)
@@ -186,7 +191,7 @@ func findPathsChecks() []check {
 			res = findPaths(t, g, "a", "d", kgmem.PathOptions{MaxHops: 3})
 			requirePaths(t, "default MaxPaths is 3", want[:3], res.Paths)
 			res = findPaths(t, g, "a", "d", kgmem.PathOptions{MaxHops: 1, MaxPaths: 10})
-			requirePaths(t, "MaxHops 1", referencePaths(valuesOf(stored), "a", "d", kgmem.PathOptions{MaxHops: 1}), res.Paths)
+			requirePaths(t, "MaxHops 1", ReferencePaths(valuesOf(stored), "a", "d", kgmem.PathOptions{MaxHops: 1}), res.Paths)
 		}},
 		{"TiesByHopsThenIDs", func(t *testing.T, g kgmem.KnowledgeGraph) {
 			build(t, g,
@@ -203,7 +208,7 @@ func findPathsChecks() []check {
 			stored := build(t, g, rel("a", "b", "knows", 1), rel("a", "b", "likes", 1), rel("b", "a", "knows", 1))
 			opts := kgmem.PathOptions{MaxHops: 1, Direction: kgmem.Both, MaxPaths: 5}
 			res := findPaths(t, g, "a", "b", opts)
-			requirePaths(t, "parallel relations", referencePaths(valuesOf(stored), "a", "b", opts), res.Paths)
+			requirePaths(t, "parallel relations", ReferencePaths(valuesOf(stored), "a", "b", opts), res.Paths)
 			if len(res.Paths) != 3 {
 				t.Fatalf("got %d paths, want 3 (one per relation)", len(res.Paths))
 			}
@@ -215,9 +220,9 @@ func findPathsChecks() []check {
 			}
 			opts := kgmem.PathOptions{MaxHops: 3, Direction: kgmem.Both}
 			res := findPaths(t, g, "a", "d", opts)
-			requirePaths(t, "Both a to d", referencePaths(valuesOf(stored), "a", "d", opts), res.Paths)
+			requirePaths(t, "Both a to d", ReferencePaths(valuesOf(stored), "a", "d", opts), res.Paths)
 			res = findPaths(t, g, "b", "a", kgmem.PathOptions{MaxHops: 1, Direction: kgmem.Incoming})
-			requirePaths(t, "Incoming b to a", referencePaths(valuesOf(stored), "b", "a",
+			requirePaths(t, "Incoming b to a", ReferencePaths(valuesOf(stored), "b", "a",
 				kgmem.PathOptions{MaxHops: 1, Direction: kgmem.Incoming}), res.Paths)
 			_, err := g.FindPaths(t.Context(), "a", "d", kgmem.PathOptions{MaxHops: 3, Direction: kgmem.Both, RelationTypes: []string{"r"}})
 			if !errors.Is(err, kgmem.ErrNoPath) {
@@ -330,7 +335,7 @@ func checkPathsAgainstReference(t *testing.T, g kgmem.KnowledgeGraph) {
 			if k == 0 {
 				k = 3
 			}
-			want := referencePaths(rels, src, dst, opts)
+			want := ReferencePaths(rels, src, dst, opts)
 			if len(want) > k {
 				want = want[:k]
 			}
