@@ -1,0 +1,655 @@
+package kgmem
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Subgraph is a piece of an agent's memory to draw with WriteDOT or
+// WriteMermaid: entities, the relations between them, knowledge pages and
+// the citations that link entities to pages, and optionally one path to
+// highlight.
+//
+// A Subgraph is a plain value; build one with GraphSubgraph, RelatedSubgraph,
+// PathsSubgraph or RetrievalSubgraph, or fill the fields directly. The
+// writers never modify it. They draw it by these rules:
+//   - An entity ID may appear more than once; it is drawn once. Among the
+//     copies the writers keep the one with a Type, then the one with a Name,
+//     then the smallest Name, then the smallest Type, so the order of the
+//     slices never changes the output. Pages with the same ID are merged the
+//     same way by Title.
+//   - A relation key may appear more than once; it is drawn once, with the
+//     greatest weight among the copies. Duplicate citations are drawn once.
+//   - A relation or citation whose endpoint is not in the subgraph is
+//     dropped: the writers never draw an edge to an undeclared node.
+//   - Entities are drawn in ID order, then pages in ID order; relations in
+//     key order (SourceID, TargetID, Type), then citations in
+//     (EntityID, PageID) order. Equal subgraphs therefore give byte-identical
+//     text.
+type Subgraph struct {
+	// Entities are the nodes, labelled with their Name (their ID when the
+	// name is empty) and Type.
+	Entities []Entity
+	// Relations are the edges between entities, labelled with their Type
+	// and Weight.
+	Relations []Relation
+	// Pages are knowledge pages, drawn with a shape of their own.
+	Pages []KnowledgePage
+	// Citations link an entity to a page that mentions it; they are drawn
+	// as "mentioned_in" edges from the entity to the page.
+	Citations []Citation
+	// Highlight is a path to emphasise: its entities and relations are drawn
+	// in a strong colour. The zero Path highlights nothing. Every entity of a
+	// non-empty Highlight must be in Entities, and each of its
+	// len(EntityIDs)-1 relations must be a drawn relation (matched by key)
+	// joining consecutive entities, in either direction; otherwise the
+	// writers return ErrInvalidArgument.
+	Highlight Path
+}
+
+// Citation records that a knowledge page mentions an entity.
+type Citation struct {
+	EntityID string // the entity mentioned, an Entity of the Subgraph
+	PageID   string // the page that mentions it, a Page of the Subgraph
+}
+
+// VisualOptions configures WriteDOT and WriteMermaid. The zero value draws
+// left to right with entity types and relation weights shown.
+type VisualOptions struct {
+	// HideWeights leaves relation weights out of edge labels, which then
+	// hold the relation type alone. By default an edge reads
+	// "works_on 0.9": the weight with at most three significant digits.
+	HideWeights bool
+	// HideTypes leaves entity types out of node labels. By default an
+	// entity with a Type is labelled with its name and, on a second line,
+	// the type in parentheses. Relation types are always shown.
+	HideTypes bool
+	// RankDir is the direction the graph flows: "LR" (the default when
+	// empty), "RL", "TB" or "BT". Anything else is ErrInvalidArgument.
+	RankDir string
+	// FontName sets the font of every node and edge label in DOT output;
+	// empty leaves Graphviz's default. Graphviz copies it into SVG as a CSS
+	// font-family, so a list such as
+	// "Noto Sans CJK SC, Helvetica, Arial, sans-serif" lets viewers fall
+	// back. Mermaid output ignores it.
+	FontName string
+}
+
+// GraphSubgraph returns every entity and relation of g, ordered by ID and
+// key, with nothing highlighted. Cost: O(n log n + m log m) for n entities
+// and m relations; the result holds copies.
+func GraphSubgraph(ctx context.Context, g *InMemoryGraph) (Subgraph, error) {
+	entities, err := g.Entities(ctx)
+	if err != nil {
+		return Subgraph{}, err
+	}
+	relations, err := g.Relations(ctx)
+	if err != nil {
+		return Subgraph{}, err
+	}
+	return Subgraph{Entities: entities, Relations: relations}, nil
+}
+
+// RelatedSubgraph returns what a GetRelated call reached: start, every
+// result entity and the relations along every result's path, with nothing
+// highlighted. An entity on a path that is not itself a result (a Limit can
+// cut it) is drawn with its ID as its label.
+func RelatedSubgraph(start Entity, related []ScoredEntity) Subgraph {
+	sg := Subgraph{Entities: []Entity{start}}
+	for _, r := range related {
+		sg.Entities = append(sg.Entities, r.Entity)
+		for _, id := range r.Path {
+			sg.Entities = append(sg.Entities, Entity{ID: id})
+		}
+		sg.Relations = append(sg.Relations, r.Relations...)
+	}
+	return sg
+}
+
+// PathsSubgraph returns the entities and relations of every path in res,
+// with the best path (res.Paths[0]) highlighted. It asks g for each entity
+// on the paths, once, in ID order, to label it; an entity g no longer holds
+// is drawn with its ID as its label. An error from g (for example ctx.Err())
+// is returned as is.
+func PathsSubgraph(ctx context.Context, g KnowledgeGraph, res PathResult) (Subgraph, error) {
+	var sg Subgraph
+	var ids []string
+	for _, p := range res.Paths {
+		ids = append(ids, p.EntityIDs...)
+		sg.Relations = append(sg.Relations, p.Relations...)
+	}
+	slices.Sort(ids)
+	for _, id := range slices.Compact(ids) {
+		e, ok, err := g.GetEntity(ctx, id)
+		if err != nil {
+			return Subgraph{}, err
+		}
+		if !ok {
+			e = Entity{ID: id}
+		}
+		sg.Entities = append(sg.Entities, e)
+	}
+	if len(res.Paths) > 0 {
+		sg.Highlight = res.Paths[0]
+	}
+	return sg, nil
+}
+
+// RetrievalSubgraph returns what a Retrieve call found: every entity item,
+// the entities and relations on its path (labelled with the item's
+// PathNames), and every page item. A page that the graph channel surfaced
+// (its Path is not empty) is linked by a Citation to the last entity of its
+// path, together with that path; a page the text search alone found is
+// drawn on its own. Nothing is highlighted; to emphasise one item's
+// explanation set Highlight to
+// Path{EntityIDs: item.Path, Relations: item.Relations}.
+func RetrievalSubgraph(res RetrievalResult) Subgraph {
+	var sg Subgraph
+	for _, it := range res.Items {
+		switch {
+		case it.Kind == ItemEntity && it.Entity != nil:
+			sg.Entities = append(sg.Entities, *it.Entity)
+		case it.Kind == ItemPage && it.Page != nil:
+			sg.Pages = append(sg.Pages, *it.Page)
+			if n := len(it.Path); n > 0 {
+				sg.Citations = append(sg.Citations, Citation{EntityID: it.Path[n-1], PageID: it.Page.ID})
+			}
+		default:
+			continue
+		}
+		for i, id := range it.Path {
+			e := Entity{ID: id}
+			if i < len(it.PathNames) {
+				e.Name = it.PathNames[i]
+			}
+			sg.Entities = append(sg.Entities, e)
+		}
+		sg.Relations = append(sg.Relations, it.Relations...)
+	}
+	return sg
+}
+
+// WriteDOT writes sg to w as a Graphviz digraph, for `dot -Tsvg`.
+//
+// Entities are rounded boxes whose DOT node ID is the entity ID; pages are
+// notes whose node ID is the page ID behind a prefix ("page:", repeated
+// until no entity ID starts with it, so the two can never collide).
+// Relations are solid edges labelled with their type and weight, citations
+// dashed "mentioned_in" edges. The highlighted path is drawn in orange with
+// thick lines. The graph declares charset="UTF-8" and keeps every
+// non-ASCII character as UTF-8.
+//
+// Every ID, label and attribute value is a double-quoted string in which a
+// backslash is written as two backslashes, a double quote as a backslash
+// and a double quote, and a line feed as a backslash and 'n'; so a name
+// such as `\N` is drawn as written, never expanded by Graphviz. Labels are
+// first normalised: a CRLF or CR becomes a line break, a tab a space and any
+// other control character U+FFFD. Node IDs must stay distinct, so instead
+// a carriage return in an ID is written as a backslash and 'r', a tab as a
+// backslash and 't', and any other control character as a backslash, 'u'
+// and four hex digits. Graphviz decodes only the quote escape in node IDs
+// and keeps the other sequences as written, which is harmless: the mapping
+// is one-to-one, so distinct entities stay distinct nodes.
+//
+// WriteDOT checks sg and opts before writing anything: an entity or page
+// with an empty ID, a relation with an empty type or a NaN or infinite
+// weight, a drawn string that is not valid UTF-8, an inconsistent Highlight
+// or an unknown RankDir returns an error wrapping ErrInvalidArgument and
+// writes nothing. The text is written with one call to w; an error from w
+// is returned wrapped. Cost: O(n log n) in the size of sg.
+func WriteDOT(w io.Writer, sg Subgraph, opts VisualOptions) error {
+	d, err := prepare(sg, opts)
+	if err != nil {
+		return err
+	}
+	pagePrefix := d.pagePrefix()
+	dotID := func(n *drawNode) string {
+		if n.page {
+			return dotQuote(pagePrefix + n.id)
+		}
+		return dotQuote(n.id)
+	}
+	var font string
+	if opts.FontName != "" {
+		font = ", fontname=" + dotQuote(labelText(opts.FontName))
+	}
+
+	var b bytes.Buffer
+	b.WriteString("digraph kgmem {\n")
+	fmt.Fprintf(&b, "\tgraph [charset=\"UTF-8\", rankdir=%s%s];\n", dotQuote(d.rankDir), font)
+	fmt.Fprintf(&b, "\tnode [shape=\"box\", style=\"rounded,filled\", color=%q, fillcolor=%q%s];\n", colorNode, colorNodeFill, font)
+	fmt.Fprintf(&b, "\tedge [color=%q, fontcolor=%q, fontsize=\"10\"%s];\n", colorEdge, colorEdgeText, font)
+	for i := range d.nodes {
+		n := &d.nodes[i]
+		fmt.Fprintf(&b, "\t%s [label=%s", dotID(n), dotQuote(n.label))
+		if n.page {
+			fmt.Fprintf(&b, ", shape=\"note\", style=\"filled\", fillcolor=%q", colorPageFill)
+		}
+		if n.highlight {
+			fmt.Fprintf(&b, ", color=%q, fillcolor=%q, penwidth=\"2.5\"", colorHighlight, colorHighlightFill)
+		}
+		b.WriteString("];\n")
+	}
+	for _, e := range d.edges {
+		fmt.Fprintf(&b, "\t%s -> %s [label=%s", dotID(&d.nodes[e.from]), dotID(&d.nodes[e.to]), dotQuote(e.label))
+		if e.citation {
+			b.WriteString(", style=\"dashed\"")
+		}
+		if e.highlight {
+			fmt.Fprintf(&b, ", color=%q, fontcolor=%q, penwidth=\"2.5\"", colorHighlight, colorHighlight)
+		}
+		b.WriteString("];\n")
+	}
+	b.WriteString("}\n")
+	return writeAll(w, b.Bytes(), "DOT")
+}
+
+// WriteMermaid writes sg to w as a Mermaid flowchart, for Markdown that
+// renders Mermaid (GitHub, GitLab, many wikis).
+//
+// Node IDs are n0, n1, … in drawing order (entities by ID, then pages by
+// ID), never the raw IDs, so no entity ID can break the syntax. Entities are
+// drawn as nX["label"], pages as nX[/"label"/]; relations as
+// nX -->|"type weight"| nY and citations as nX -.->|"mentioned_in"| nY.
+// The highlighted path's nodes get the class "highlight" (a classDef line)
+// and its edges a linkStyle line that lists their indexes in edge order.
+//
+// Labels are normalised as in WriteDOT, then these characters are written
+// as Mermaid entity codes: '"' #quot;, '&' #amp;, '<' #lt;, '>' #gt;,
+// '#' #35;, ';' #59;, '`' #96;, '|' #124;. A line break is written <br/>.
+// Everything else, Chinese and emoji included, is kept as UTF-8.
+//
+// WriteMermaid checks sg and opts exactly as WriteDOT does, writes nothing
+// when they are invalid, and writes the text with one call to w; an error
+// from w is returned wrapped.
+func WriteMermaid(w io.Writer, sg Subgraph, opts VisualOptions) error {
+	d, err := prepare(sg, opts)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "flowchart %s\n", d.rankDir)
+	for i, n := range d.nodes {
+		if n.page {
+			fmt.Fprintf(&b, "    n%d[/\"%s\"/]\n", i, mermaidEscape(n.label))
+		} else {
+			fmt.Fprintf(&b, "    n%d[\"%s\"]\n", i, mermaidEscape(n.label))
+		}
+	}
+	var hlNodes, hlEdges []string
+	for i, n := range d.nodes {
+		if n.highlight {
+			hlNodes = append(hlNodes, "n"+strconv.Itoa(i))
+		}
+	}
+	for i, e := range d.edges {
+		arrow := "-->"
+		if e.citation {
+			arrow = "-.->"
+		}
+		fmt.Fprintf(&b, "    n%d %s|\"%s\"| n%d\n", e.from, arrow, mermaidEscape(e.label), e.to)
+		if e.highlight {
+			hlEdges = append(hlEdges, strconv.Itoa(i))
+		}
+	}
+	if len(hlNodes) > 0 {
+		fmt.Fprintf(&b, "    classDef highlight fill:%s,stroke:%s,stroke-width:3px\n", colorHighlightFill, colorHighlight)
+		fmt.Fprintf(&b, "    class %s highlight\n", strings.Join(hlNodes, ","))
+	}
+	if len(hlEdges) > 0 {
+		fmt.Fprintf(&b, "    linkStyle %s stroke:%s,stroke-width:3px\n", strings.Join(hlEdges, ","), colorHighlight)
+	}
+	return writeAll(w, b.Bytes(), "Mermaid")
+}
+
+// Colours of the drawings.
+const (
+	colorNode          = "#495057"
+	colorNodeFill      = "#f1f3f5"
+	colorPageFill      = "#e7f5ff"
+	colorEdge          = "#868e96"
+	colorEdgeText      = "#495057"
+	colorHighlight     = "#d9480f"
+	colorHighlightFill = "#fff4e6"
+)
+
+// drawing is a validated Subgraph in drawing order.
+type drawing struct {
+	rankDir string
+	nodes   []drawNode // entities by ID, then pages by ID
+	edges   []drawEdge // relations by key, then citations by (EntityID, PageID)
+}
+
+type drawNode struct {
+	id        string // entity or page ID
+	page      bool
+	label     string // normalised display text; may hold line feeds
+	highlight bool
+}
+
+type drawEdge struct {
+	from, to  int // indexes into drawing.nodes
+	label     string
+	citation  bool
+	highlight bool
+}
+
+// pagePrefix returns the prefix that turns a page ID into a DOT node ID no
+// entity ID can equal: "page:", repeated until no entity ID starts with it.
+func (d *drawing) pagePrefix() string {
+	prefix := "page:"
+	for {
+		clash := false
+		for _, n := range d.nodes {
+			if !n.page && strings.HasPrefix(n.id, prefix) {
+				clash = true
+				break
+			}
+		}
+		if !clash {
+			return prefix
+		}
+		prefix += "page:"
+	}
+}
+
+// prepare validates sg and opts and lays the subgraph out in drawing order.
+func prepare(sg Subgraph, opts VisualOptions) (*drawing, error) {
+	d := &drawing{rankDir: opts.RankDir}
+	switch d.rankDir {
+	case "":
+		d.rankDir = "LR"
+	case "LR", "RL", "TB", "BT":
+	default:
+		return nil, fmt.Errorf("kgmem: draw: rank direction %q is not LR, RL, TB or BT: %w", opts.RankDir, ErrInvalidArgument)
+	}
+	if !utf8.ValidString(opts.FontName) {
+		return nil, fmt.Errorf("kgmem: draw: font name %q is not valid UTF-8: %w", opts.FontName, ErrInvalidArgument)
+	}
+
+	entities := make(map[string]Entity, len(sg.Entities))
+	for _, e := range sg.Entities {
+		if err := checkDrawn("entity", e.ID, e.ID, e.Name, e.Type); err != nil {
+			return nil, err
+		}
+		if old, ok := entities[e.ID]; !ok || preferEntity(e, old) {
+			entities[e.ID] = e
+		}
+	}
+	pages := make(map[string]KnowledgePage, len(sg.Pages))
+	for _, p := range sg.Pages {
+		if err := checkDrawn("page", p.ID, p.ID, p.Title); err != nil {
+			return nil, err
+		}
+		if old, ok := pages[p.ID]; !ok || preferPage(p, old) {
+			pages[p.ID] = p
+		}
+	}
+	relations := make(map[RelationKey]float64, len(sg.Relations))
+	for _, r := range sg.Relations {
+		if err := checkRelation(r); err != nil {
+			return nil, err
+		}
+		if w, ok := relations[r.Key()]; !ok || r.Weight > w {
+			relations[r.Key()] = r.Weight
+		}
+	}
+	citations := make(map[Citation]struct{}, len(sg.Citations))
+	for _, c := range sg.Citations {
+		if !utf8.ValidString(c.EntityID) || !utf8.ValidString(c.PageID) {
+			return nil, fmt.Errorf("kgmem: draw: citation %q -> page %q is not valid UTF-8: %w", c.EntityID, c.PageID, ErrInvalidArgument)
+		}
+		citations[c] = struct{}{}
+	}
+
+	// Nodes.
+	entityIdx := make(map[string]int, len(entities))
+	for _, id := range sortedKeys(entities, cmpString) {
+		e := entities[id]
+		label := e.Name
+		if label == "" {
+			label = e.ID
+		}
+		if !opts.HideTypes && e.Type != "" {
+			label += "\n(" + e.Type + ")"
+		}
+		entityIdx[id] = len(d.nodes)
+		d.nodes = append(d.nodes, drawNode{id: id, label: labelText(label)})
+	}
+	pageIdx := make(map[string]int, len(pages))
+	for _, id := range sortedKeys(pages, cmpString) {
+		p := pages[id]
+		label := p.Title
+		if label == "" {
+			label = p.ID
+		}
+		pageIdx[id] = len(d.nodes)
+		d.nodes = append(d.nodes, drawNode{id: id, page: true, label: labelText(label)})
+	}
+
+	// Edges, dropping those with an endpoint that is not drawn.
+	relEdge := make(map[RelationKey]int, len(relations))
+	for _, k := range sortedKeys(relations, compareKeys) {
+		from, ok1 := entityIdx[k.SourceID]
+		to, ok2 := entityIdx[k.TargetID]
+		if !ok1 || !ok2 {
+			continue
+		}
+		label := k.Type
+		if !opts.HideWeights {
+			label += " " + strconv.FormatFloat(relations[k], 'g', 3, 64)
+		}
+		relEdge[k] = len(d.edges)
+		d.edges = append(d.edges, drawEdge{from: from, to: to, label: labelText(label)})
+	}
+	for _, c := range sortedKeys(citations, compareCitations) {
+		from, ok1 := entityIdx[c.EntityID]
+		to, ok2 := pageIdx[c.PageID]
+		if !ok1 || !ok2 {
+			continue
+		}
+		d.edges = append(d.edges, drawEdge{from: from, to: to, label: "mentioned_in", citation: true})
+	}
+
+	if err := d.highlight(sg.Highlight, entityIdx, relEdge); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// highlight marks the nodes and edges of p, which must be a path through
+// the drawn entities and relations.
+func (d *drawing) highlight(p Path, entityIdx map[string]int, relEdge map[RelationKey]int) error {
+	if len(p.EntityIDs) == 0 {
+		if len(p.Relations) > 0 {
+			return fmt.Errorf("kgmem: draw: highlighted path has %d relations and no entities: %w", len(p.Relations), ErrInvalidArgument)
+		}
+		return nil
+	}
+	if len(p.Relations) != len(p.EntityIDs)-1 {
+		return fmt.Errorf("kgmem: draw: highlighted path has %d entities and %d relations: %w", len(p.EntityIDs), len(p.Relations), ErrInvalidArgument)
+	}
+	for i, id := range p.EntityIDs {
+		n, ok := entityIdx[id]
+		if !ok {
+			return fmt.Errorf("kgmem: draw: highlighted entity %q is not in the subgraph: %w", id, ErrInvalidArgument)
+		}
+		d.nodes[n].highlight = true
+		if i == 0 {
+			continue
+		}
+		r := p.Relations[i-1]
+		prev := p.EntityIDs[i-1]
+		if (r.SourceID != prev || r.TargetID != id) && (r.SourceID != id || r.TargetID != prev) {
+			return fmt.Errorf("kgmem: draw: highlighted relation %q -[%s]-> %q does not join %q and %q: %w",
+				r.SourceID, r.Type, r.TargetID, prev, id, ErrInvalidArgument)
+		}
+		e, ok := relEdge[r.Key()]
+		if !ok {
+			return fmt.Errorf("kgmem: draw: highlighted relation %q -[%s]-> %q is not in the subgraph: %w",
+				r.SourceID, r.Type, r.TargetID, ErrInvalidArgument)
+		}
+		d.edges[e].highlight = true
+	}
+	return nil
+}
+
+func checkDrawn(what, id string, fields ...string) error {
+	for _, s := range fields {
+		if !utf8.ValidString(s) {
+			return fmt.Errorf("kgmem: draw: %s %q: %q is not valid UTF-8: %w", what, id, s, ErrInvalidArgument)
+		}
+	}
+	if id == "" {
+		return fmt.Errorf("kgmem: draw: %s with an empty ID: %w", what, ErrInvalidArgument)
+	}
+	return nil
+}
+
+func checkRelation(r Relation) error {
+	if !utf8.ValidString(r.SourceID) || !utf8.ValidString(r.TargetID) || !utf8.ValidString(r.Type) {
+		return fmt.Errorf("kgmem: draw: relation %q -[%q]-> %q is not valid UTF-8: %w", r.SourceID, r.Type, r.TargetID, ErrInvalidArgument)
+	}
+	if r.Type == "" {
+		return fmt.Errorf("kgmem: draw: relation %q -> %q has an empty type: %w", r.SourceID, r.TargetID, ErrInvalidArgument)
+	}
+	if math.IsNaN(r.Weight) || math.IsInf(r.Weight, 0) {
+		return fmt.Errorf("kgmem: draw: relation %q -[%s]-> %q: weight %v: %w", r.SourceID, r.Type, r.TargetID, r.Weight, ErrInvalidArgument)
+	}
+	return nil
+}
+
+// preferEntity reports whether a should be drawn rather than b, another
+// copy of the same entity: the order-independent rule documented on
+// Subgraph.
+func preferEntity(a, b Entity) bool {
+	if (a.Type != "") != (b.Type != "") {
+		return a.Type != ""
+	}
+	if (a.Name != "") != (b.Name != "") {
+		return a.Name != ""
+	}
+	return cmp.Or(cmpString(a.Name, b.Name), cmpString(a.Type, b.Type)) < 0
+}
+
+func preferPage(a, b KnowledgePage) bool {
+	if (a.Title != "") != (b.Title != "") {
+		return a.Title != ""
+	}
+	return a.Title < b.Title
+}
+
+func compareCitations(a, b Citation) int {
+	return cmp.Or(cmpString(a.EntityID, b.EntityID), cmpString(a.PageID, b.PageID))
+}
+
+func sortedKeys[K comparable, V any](m map[K]V, compare func(a, b K) int) []K {
+	keys := make([]K, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, compare)
+	return keys
+}
+
+// labelText normalises text for a label: CRLF and CR become a line feed, a
+// tab becomes a space and any other control character U+FFFD.
+func labelText(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n':
+			return r
+		case r == '\r':
+			return '\n'
+		case r == '\t':
+			return ' '
+		case unicode.IsControl(r):
+			return utf8.RuneError
+		}
+		return r
+	}, s)
+}
+
+// dotQuote returns s as a DOT quoted string: '\\' and '"' escaped with a
+// backslash, line feed, carriage return and tab written \n, \r and \t, and
+// any other control character \uXXXX. The mapping is one-to-one, so
+// distinct IDs stay distinct.
+func dotQuote(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case unicode.IsControl(r):
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// mermaidEscape writes a normalised label for use inside a quoted Mermaid
+// label: the characters Mermaid or its HTML labels would interpret become
+// entity codes and a line feed becomes <br/>.
+func mermaidEscape(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString("#quot;")
+		case '&':
+			b.WriteString("#amp;")
+		case '<':
+			b.WriteString("#lt;")
+		case '>':
+			b.WriteString("#gt;")
+		case '#':
+			b.WriteString("#35;")
+		case ';':
+			b.WriteString("#59;")
+		case '`':
+			b.WriteString("#96;")
+		case '|':
+			b.WriteString("#124;")
+		case '\n':
+			b.WriteString("<br/>")
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func writeAll(w io.Writer, p []byte, format string) error {
+	n, err := w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		return fmt.Errorf("kgmem: write %s: %w", format, err)
+	}
+	return nil
+}
