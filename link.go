@@ -343,6 +343,41 @@ func (g *InMemoryGraph) LinkEntities(ctx context.Context, text string) ([]Entity
 	return out, nil
 }
 
+// entitiesNamed returns every entity whose name or an alias has the same
+// match key as one of names — all bearers, with no preference for exact
+// spelling — and the names the index cannot answer for (no units, or more
+// than maxLinkUnits), which the caller must look up otherwise.
+func (g *InMemoryGraph) entitiesNamed(ctx context.Context, names []string) ([]Entity, []string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	if err := g.rlock(); err != nil {
+		return nil, nil, err
+	}
+	defer g.mu.RUnlock()
+	var (
+		out       []Entity
+		unindexed []string
+		refs      []nameRef
+		seen      = make(map[int32]bool)
+	)
+	for _, name := range names {
+		key, _, ok := linkKey(name)
+		if !ok {
+			unindexed = append(unindexed, name)
+			continue
+		}
+		refs = g.names.lookup([]byte(key), refs)
+		for _, r := range refs {
+			if !seen[r.slot()] {
+				seen[r.slot()] = true
+				out = append(out, g.nodes[r.slot()].entity())
+			}
+		}
+	}
+	return out, unindexed, nil
+}
+
 // spells reports whether the name (or, for an alias match, one of the
 // aliases) is surface exactly.
 func spells(name string, aliases []string, alias bool, surface string) bool {

@@ -1,0 +1,1242 @@
+package kgmem
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Ingest defaults and markers.
+const (
+	// DefaultIngestWeight is the weight Ingest gives a new relation whose
+	// extraction states none: the model asserted it without qualification,
+	// so a traversal does not discount it. WithDefaultWeight changes it.
+	DefaultIngestWeight = 1.0
+	// DefaultEntityType is the type Ingest gives an extracted entity that
+	// has none, and the type part of its derived ID.
+	DefaultEntityType = "entity"
+	// PlaceholderProperty is the property that marks an entity Ingest
+	// created, under WithPlaceholders, for a relation endpoint the
+	// extraction did not list; its value is "true". An extracted entity
+	// that later resolves to a placeholder clears the mark.
+	PlaceholderProperty = "kgmem:placeholder"
+)
+
+// Kinds of SkippedItem.
+const (
+	// SkippedEntity is the Kind of a skipped extracted entity.
+	SkippedEntity = "entity"
+	// SkippedRelation is the Kind of a skipped extracted relation.
+	SkippedRelation = "relation"
+)
+
+// WeightPolicy says what Ingest does with a relation weight outside [0,1].
+type WeightPolicy uint8
+
+const (
+	// WeightClamp moves an out-of-range weight to the nearest bound (so 8
+	// becomes 1 and -0.2 becomes 0) and counts it in
+	// IngestReport.WeightsClamped. It is the default.
+	WeightClamp WeightPolicy = iota
+	// WeightReject skips a relation whose weight is out of range (or, with
+	// WithStrict, fails the call).
+	WeightReject
+)
+
+// String returns "clamp", "reject", or "WeightPolicy(n)".
+func (p WeightPolicy) String() string {
+	switch p {
+	case WeightClamp:
+		return "clamp"
+	case WeightReject:
+		return "reject"
+	}
+	return fmt.Sprintf("WeightPolicy(%d)", uint8(p))
+}
+
+// IngestOption configures one Ingest call.
+type IngestOption interface {
+	applyIngest(*ingestConfig)
+}
+
+type ingestConfig struct {
+	source        string
+	sourceSet     bool
+	strict        bool
+	replace       bool
+	placeholders  bool
+	localIDs      bool
+	policy        WeightPolicy
+	defaultWeight float64
+}
+
+type ingestOptionFunc func(*ingestConfig)
+
+func (f ingestOptionFunc) applyIngest(c *ingestConfig) { f(c) }
+
+// WithSource records pageID, the knowledge page the extraction came from,
+// in the SourceIDs of every entity and relation the call writes, so that
+// retrieval can surface the page and InMemoryGraph.RemoveSource can forget
+// it. An empty or invalid pageID makes Ingest return ErrInvalidArgument.
+func WithSource(pageID string) IngestOption {
+	return ingestOptionFunc(func(c *ingestConfig) { c.source, c.sourceSet = pageID, true })
+}
+
+// WithStrict makes Ingest all or nothing at the level of the extraction:
+// when any entity or relation would be skipped, it writes nothing and
+// returns an error wrapping ErrInvalidArgument that lists every problem.
+// Without it, Ingest writes everything valid and reports the rest in
+// IngestReport.Skipped.
+func WithStrict() IngestOption {
+	return ingestOptionFunc(func(c *ingestConfig) { c.strict = true })
+}
+
+// WithReplace makes Ingest write each resolved entity and relation as the
+// extraction states it, replacing what the graph held under the same ID or
+// key, instead of merging into it. Resolution is unchanged (a replaced
+// entity keeps its ID), entities the same extraction names twice are still
+// merged with each other, and an entity's relations are kept.
+func WithReplace() IngestOption {
+	return ingestOptionFunc(func(c *ingestConfig) { c.replace = true })
+}
+
+// WithPlaceholders makes Ingest create an entity for a relation endpoint
+// that resolves to nothing, instead of skipping the relation. The
+// placeholder is named by the reference and typed by it when the reference
+// has the form "type:name" or the relation states the endpoint's type
+// (otherwise DefaultEntityType); its ID is derived as for any entity and
+// it carries PlaceholderProperty = "true".
+func WithPlaceholders() IngestOption {
+	return ingestOptionFunc(func(c *ingestConfig) { c.placeholders = true })
+}
+
+// WithWeightPolicy sets what happens to weights outside [0,1]; the default
+// is WeightClamp. A NaN weight is always skipped (or fails a strict call).
+func WithWeightPolicy(p WeightPolicy) IngestOption {
+	return ingestOptionFunc(func(c *ingestConfig) { c.policy = p })
+}
+
+// WithDefaultWeight sets the weight of new relations whose extraction
+// states none; the default is DefaultIngestWeight. It must lie in [0,1].
+// An existing relation keeps its weight when the extraction states none.
+func WithDefaultWeight(w float64) IngestOption {
+	return ingestOptionFunc(func(c *ingestConfig) { c.defaultWeight = w })
+}
+
+// WithLocalIDs treats the IDs an extraction gives its entities as labels
+// local to the extraction, as models that number their entities "e1",
+// "e2" use them: they connect relations to entities, but every entity is
+// resolved by name and written under its derived ID (see DeriveEntityID),
+// so that the "e1" of one response never merges with the "e1" of another.
+func WithLocalIDs() IngestOption {
+	return ingestOptionFunc(func(c *ingestConfig) { c.localIDs = true })
+}
+
+// IngestReport says what Ingest did. Counts of written items describe what
+// reached the graph: on a write error they count only what was written
+// before it.
+type IngestReport struct {
+	// EntitiesCreated counts extracted entities written as new entities.
+	EntitiesCreated int
+	// EntitiesMerged counts extracted entities that resolved to an entity
+	// the graph held and were merged into it (or replaced it, with
+	// WithReplace). Ingesting the same extraction twice reports every
+	// entity created the first time as merged the second.
+	EntitiesMerged int
+	// EntitiesDeduplicated counts extracted entities that resolved to an
+	// entity an earlier item of the same extraction had already resolved
+	// to, and were merged into it.
+	EntitiesDeduplicated int
+	// EntitiesSkipped counts extracted entities not written; Skipped says
+	// why.
+	EntitiesSkipped int
+	// RelationsCreated counts relations written under a new key.
+	RelationsCreated int
+	// RelationsUpdated counts relations written under a key the graph
+	// held.
+	RelationsUpdated int
+	// RelationsDeduplicated counts extracted relations that resolved to the
+	// key of an earlier relation of the same extraction and were merged
+	// into it.
+	RelationsDeduplicated int
+	// RelationsSkipped counts extracted relations not written; Skipped
+	// says why.
+	RelationsSkipped int
+	// PlaceholdersCreated counts entities created by WithPlaceholders
+	// (they are not in EntitiesCreated).
+	PlaceholdersCreated int
+	// WeightsClamped counts weights WeightClamp moved into [0,1].
+	WeightsClamped int
+	// EntityIDs[i] is the ID extracted entity i resolved to, "" when it
+	// was skipped.
+	EntityIDs []string
+	// Skipped lists what was not written and why: entities first, then
+	// relations, each by index.
+	Skipped []SkippedItem
+}
+
+// SkippedItem is an extracted entity or relation that Ingest did not
+// write.
+type SkippedItem struct {
+	Kind   string // SkippedEntity or SkippedRelation
+	Index  int    // position in Extraction.Entities or Extraction.Relations
+	Ref    string // the entity's name or ID, or the relation reference at fault
+	Reason string // human-readable, such as `target "Raft" names no entity`
+}
+
+// String renders the item as `relation 3 ("Raft"): target "Raft" names no
+// entity`.
+func (s SkippedItem) String() string {
+	return fmt.Sprintf("%s %d (%q): %s", s.Kind, s.Index, s.Ref, s.Reason)
+}
+
+// ingestBatcher is implemented by graphs that can apply a batch of writes
+// all or nothing, as InMemoryGraph.AddBatch does.
+type ingestBatcher interface {
+	AddBatch(ctx context.Context, entities []Entity, relations []Relation) error
+}
+
+// ingestRelationGetter is implemented by graphs that can return a relation
+// by key, as InMemoryGraph.GetRelation does.
+type ingestRelationGetter interface {
+	GetRelation(ctx context.Context, sourceID, targetID, relationType string) (Relation, bool, error)
+}
+
+// normalizeSurface returns s trimmed, with full-width ASCII forms narrowed,
+// every rune case-folded (Unicode simple folding) and every run of white
+// space inside replaced by sep. No other Unicode normalisation is applied.
+func normalizeSurface(s string, sep byte) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for _, r := range s {
+		r = narrow(r)
+		if unicode.IsSpace(r) {
+			space = b.Len() > 0
+			continue
+		}
+		if space {
+			b.WriteByte(sep)
+			space = false
+		}
+		b.WriteRune(foldRune(r))
+	}
+	return b.String()
+}
+
+// nameKey is the form in which Ingest compares names and aliases.
+func nameKey(s string) string { return normalizeSurface(s, ' ') }
+
+// typeKey is the form in which Ingest stores and compares entity and
+// relation types: normalised with '_' for white space.
+func typeKey(s string) string { return normalizeSurface(s, '_') }
+
+// entityTypeKey is typeKey with DefaultEntityType for an empty type.
+func entityTypeKey(s string) string {
+	if t := typeKey(s); t != "" {
+		return t
+	}
+	return DefaultEntityType
+}
+
+// DeriveEntityID returns the ID Ingest gives an entity that has none:
+// "type:name", both normalised the same way: trimmed, full-width ASCII
+// forms narrowed to ASCII, case-folded (Unicode simple folding, so "Zhang"
+// and "ZHANG" agree and scripts without case are unchanged), and every run
+// of white space inside replaced by one '_'. An empty type is
+// DefaultEntityType. No other Unicode normalisation (such as NFC) is
+// applied. The result is stable: it depends on the two strings alone.
+// An empty name (after trimming) returns "".
+//
+//	DeriveEntityID("Person", "  Zhang   San ") == "person:zhang_san"
+//	DeriveEntityID("person", "张三")            == "person:张三"
+//	DeriveEntityID("", "Project Apollo")       == "entity:project_apollo"
+func DeriveEntityID(typ, name string) string {
+	n := normalizeSurface(name, '_')
+	if n == "" {
+		return ""
+	}
+	return entityTypeKey(typ) + ":" + n
+}
+
+// splitTypedRef splits a reference of the form "type:name", where type is
+// a run of letters, digits, '_' or '-' and name is not empty (and does not
+// start with '/', as URLs do).
+func splitTypedRef(ref string) (typ, name string, ok bool) {
+	i := strings.IndexByte(ref, ':')
+	if i <= 0 || i > 64 {
+		return "", "", false
+	}
+	typ, name = ref[:i], strings.TrimSpace(ref[i+1:])
+	if name == "" || name[0] == '/' {
+		return "", "", false
+	}
+	for _, r := range typ {
+		if !(r == '_' || r == '-' || unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			return "", "", false
+		}
+	}
+	return typ, name, true
+}
+
+// ingestName is an entry of the planner's name index.
+type ingestName struct {
+	id    string
+	alias bool
+}
+
+// ingestWrite says why an entity or relation is written.
+type ingestWrite uint8
+
+const (
+	writeNone        ingestWrite = iota // known, not written
+	writeCreated                        // new to the graph
+	writeMerged                         // the graph held it
+	writePlaceholder                    // created for a missing endpoint
+)
+
+// ingestEntity is an entity the planner knows: one the graph held (loaded
+// because the extraction might mean it) or one the call will write.
+type ingestEntity struct {
+	e        Entity
+	inGraph  bool        // the graph held it before the call
+	write    ingestWrite // writeNone until the call decides to write it
+	replaced bool        // WithReplace has reset it to the extraction's account
+}
+
+// ingestRelation is a relation the call will write.
+type ingestRelation struct {
+	r     Relation
+	write ingestWrite // writeCreated or writeMerged
+}
+
+// ingestInput is an extracted entity after validation and normalisation.
+type ingestInput struct {
+	e          Entity // Name, Type (normalised), Description, Aliases, Tags, Properties, SourceIDs
+	explicitID string // the ID the extraction gave, trimmed
+	ref        string // the name, else the ID, as given: for SkippedItem.Ref
+	typeGiven  bool   // the extraction gave a type
+	skip       string // why it is skipped, "" when valid
+}
+
+// ingestPlanner computes every write of one Ingest call before any is
+// made.
+type ingestPlanner struct {
+	ctx   context.Context
+	g     KnowledgeGraph
+	cfg   ingestConfig
+	known map[string]*ingestEntity
+	// names files every known entity under nameKey of its name and of
+	// each alias, prefixed by "t\x00<type>\x00" (typed) or "n\x00" (any
+	// type).
+	names    map[string][]ingestName
+	local    map[string]string // extraction IDs → resolved IDs
+	order    []string          // IDs of entities to write, in write order
+	rels     map[RelationKey]*ingestRelation
+	relOrder []RelationKey
+	// graphRels caches the relations the graph holds from one entity
+	// with one type, for graphs without ingestRelationGetter.
+	graphRels map[[2]string]map[string]Relation
+	report    IngestReport
+}
+
+// Ingest writes an extraction into g: it resolves every extracted entity to
+// the entity it means, merges what the extraction says into it, resolves
+// relation endpoints the same way, and writes the result.
+//
+// # IDs and resolution
+//
+// An extracted entity without an ID gets DeriveEntityID(Type, Name); one
+// without a type gets DefaultEntityType, and one without a name is named by
+// its ID. Types, of entities and relations, are stored normalised as in
+// DeriveEntityID ("Works On" becomes "works_on"). Names and aliases are
+// compared after the same normalisation, with white space kept as one
+// space, so "Zhang  San" and "zhang san" are one name.
+//
+// Each extracted entity resolves, in order: to the entity with its ID (the
+// graph's or one this extraction already wrote; with WithLocalIDs, only to
+// the entity an earlier item of the extraction gave that ID); to the entity
+// with its derived ID; to the entity of the same type that has its name or
+// one of its aliases as name or alias (a name-to-name match beats one
+// involving an alias, and name-to-alias beats alias-to-alias); to a
+// placeholder of any type so named; and otherwise to a new entity, under
+// its own ID or else the derived one. The graph and the entities this extraction has
+// already resolved are searched alike, so two spellings of one person in
+// one extraction, one listing the other as an alias, become one entity.
+// Candidates come from the graph's EntityLinker when it implements one
+// (InMemoryGraph does) and from FindByKeywords otherwise; the comparison
+// itself is exact on the normalised forms. An entity that matches several
+// entities equally well is skipped as ambiguous.
+//
+// A relation endpoint resolves: to the entity the extraction gave that ID;
+// to the entity with that ID; for "type:name" or an endpoint with a stated
+// type, to the derived ID and then to a name or alias match within that
+// type; and then to a name or alias match of any type, preferring entities
+// this extraction lists and then names over aliases. An endpoint that
+// resolves to nothing is skipped (see WithPlaceholders), and so is one that
+// resolves to several entities, a relation with no type, and a relation
+// whose two ends are one entity.
+//
+// # Merging
+//
+// Writing an entity that resolved to one already held (unless WithReplace)
+// merges into it: the name is kept unless empty, and a different incoming
+// name becomes an alias; the type is kept unless empty (a placeholder takes
+// the stated type); the longer description is kept (by runes, the existing
+// one on a tie); aliases, tags and source IDs become the union, existing
+// ones first, then new ones, without duplicates (aliases compared
+// normalised, tags as the graph normalises them, sources exactly);
+// properties are overwritten key by key. A relation whose key the graph
+// held keeps its weight unless the extraction states one, has its
+// properties overwritten key by key and its source IDs united the same way.
+// Ingesting the same extraction twice changes nothing the second time.
+//
+// # Weights
+//
+// A relation without a weight gets DefaultIngestWeight (see
+// WithDefaultWeight). A weight outside [0,1] is clamped or the relation
+// skipped, per WithWeightPolicy; NaN is always skipped.
+//
+// # Atomicity
+//
+// Ingest reads what it needs from g, computes every write, and then
+// writes. With WithStrict, any problem means no write at all. A graph that
+// has AddBatch (InMemoryGraph) receives everything in one all-or-nothing
+// call. Any other graph receives AddEntity calls, then AddRelation calls,
+// in order; an error from it midway leaves the earlier writes applied,
+// and the report then counts only those. Ingest does not lock the graph
+// between its reads and its writes, so concurrent writers to the same
+// entities can interleave (the last write wins): serialise ingestion into
+// one graph if that matters.
+//
+// # Errors
+//
+// A nil graph, an invalid option value or an extraction larger than
+// MaxExtractedEntities or MaxExtractedRelations returns ErrInvalidArgument;
+// so does a strict call with problems, whose report then lists them in
+// Skipped and counts nothing written. Errors from g are returned wrapped;
+// a cancelled ctx returns ctx.Err().
+//
+// Cost: a few lookups in g per extracted entity and relation endpoint,
+// then one batch (or one call per item) of writes.
+func Ingest(ctx context.Context, g KnowledgeGraph, x Extraction, opts ...IngestOption) (IngestReport, error) {
+	cfg := ingestConfig{policy: WeightClamp, defaultWeight: DefaultIngestWeight}
+	for _, o := range opts {
+		o.applyIngest(&cfg)
+	}
+	if err := ctx.Err(); err != nil {
+		return IngestReport{}, err
+	}
+	if err := validateIngest(g, &x, &cfg); err != nil {
+		return IngestReport{}, err
+	}
+	p := &ingestPlanner{
+		ctx:   ctx,
+		g:     g,
+		cfg:   cfg,
+		known: make(map[string]*ingestEntity),
+		names: make(map[string][]ingestName),
+		local: make(map[string]string),
+		rels:  make(map[RelationKey]*ingestRelation),
+	}
+	inputs := p.normalizeEntities(x.Entities)
+	if err := p.prefetch(inputs, x.Relations); err != nil {
+		return IngestReport{}, p.wrapErr(err)
+	}
+	p.planEntities(inputs)
+	if err := p.planRelations(x.Relations); err != nil {
+		return IngestReport{}, p.wrapErr(err)
+	}
+	slices.SortStableFunc(p.report.Skipped, func(a, b SkippedItem) int {
+		if a.Kind != b.Kind {
+			if a.Kind == SkippedEntity {
+				return -1
+			}
+			return 1
+		}
+		return a.Index - b.Index
+	})
+	if cfg.strict && len(p.report.Skipped) > 0 {
+		return p.strictFailure()
+	}
+	return p.apply()
+}
+
+// validateIngest checks the arguments of Ingest.
+func validateIngest(g KnowledgeGraph, x *Extraction, cfg *ingestConfig) error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("kgmem: ingest: "+format+": %w", append(args, ErrInvalidArgument)...)
+	}
+	switch {
+	case g == nil:
+		return bad("nil graph")
+	case len(x.Entities) > MaxExtractedEntities:
+		return bad("%d entities exceed the limit of %d", len(x.Entities), MaxExtractedEntities)
+	case len(x.Relations) > MaxExtractedRelations:
+		return bad("%d relations exceed the limit of %d", len(x.Relations), MaxExtractedRelations)
+	case cfg.policy > WeightReject:
+		return bad("unknown weight policy %v", cfg.policy)
+	case !(cfg.defaultWeight >= 0 && cfg.defaultWeight <= 1):
+		return bad("default weight %v is outside [0,1]", cfg.defaultWeight)
+	}
+	if cfg.sourceSet {
+		if err := validateID("source", cfg.source); err != nil {
+			return fmt.Errorf("kgmem: ingest: %w", err)
+		}
+	}
+	return nil
+}
+
+// wrapErr returns ctx.Err() when the context has ended, and err wrapped
+// otherwise.
+func (p *ingestPlanner) wrapErr(err error) error {
+	if cerr := p.ctx.Err(); cerr != nil {
+		return cerr
+	}
+	return fmt.Errorf("kgmem: ingest: %w", err)
+}
+
+// skip records an item that will not be written.
+func (p *ingestPlanner) skip(kind string, index int, ref, reason string) {
+	p.report.Skipped = append(p.report.Skipped, SkippedItem{Kind: kind, Index: index, Ref: ref, Reason: reason})
+	if kind == SkippedEntity {
+		p.report.EntitiesSkipped++
+	} else {
+		p.report.RelationsSkipped++
+	}
+}
+
+// sources returns the source IDs every write carries.
+func (p *ingestPlanner) sources() []string {
+	if p.cfg.sourceSet {
+		return []string{p.cfg.source}
+	}
+	return nil
+}
+
+// normalizeEntities validates and normalises the extracted entities.
+func (p *ingestPlanner) normalizeEntities(xs []ExtractedEntity) []ingestInput {
+	out := make([]ingestInput, len(xs))
+	for i := range xs {
+		x, in := &xs[i], &out[i]
+		in.ref = strings.TrimSpace(x.Name)
+		if in.ref == "" {
+			in.ref = strings.TrimSpace(x.ID)
+		}
+		if !x.validUTF8() {
+			in.skip = "a field is not valid UTF-8"
+			continue
+		}
+		in.explicitID = strings.TrimSpace(x.ID)
+		name := strings.TrimSpace(x.Name)
+		if name == "" {
+			name = in.explicitID
+		}
+		if name == "" {
+			in.skip = "no name or ID"
+			continue
+		}
+		in.typeGiven = typeKey(x.Type) != ""
+		in.e = Entity{
+			Name:        name,
+			Type:        entityTypeKey(x.Type),
+			Description: strings.TrimSpace(x.Description),
+			Aliases:     unionAliases(name, nil, x.Aliases),
+			Tags:        unionTags(nil, x.Tags),
+			Properties:  cloneMap(x.Properties),
+			SourceIDs:   p.sources(),
+		}
+	}
+	return out
+}
+
+// prefetch loads from the graph every entity the extraction might mean:
+// those with an ID it gives or derives, and those whose name or an alias
+// is one of its names, aliases or relation references.
+func (p *ingestPlanner) prefetch(inputs []ingestInput, rels []ExtractedRelation) error {
+	var ids, surfaces []string
+	seenID, seenSurface := make(map[string]bool), make(map[string]bool)
+	addID := func(id string) {
+		if id != "" && !seenID[id] {
+			seenID[id] = true
+			ids = append(ids, id)
+		}
+	}
+	addSurface := func(s string) {
+		if k := nameKey(s); k != "" && !seenSurface[k] {
+			seenSurface[k] = true
+			surfaces = append(surfaces, s)
+		}
+	}
+	for i := range inputs {
+		in := &inputs[i]
+		if in.skip != "" {
+			continue
+		}
+		if !p.cfg.localIDs {
+			addID(in.explicitID)
+		}
+		addID(DeriveEntityID(in.e.Type, in.e.Name))
+		addSurface(in.e.Name)
+		for _, a := range in.e.Aliases {
+			addSurface(a)
+		}
+	}
+	for i := range rels {
+		r := &rels[i]
+		if !r.validUTF8() {
+			continue
+		}
+		for _, end := range [2][2]string{{r.Source, r.SourceType}, {r.Target, r.TargetType}} {
+			ref := strings.TrimSpace(end[0])
+			if ref == "" {
+				continue
+			}
+			addID(ref)
+			typ, name := refTypeAndName(ref, end[1])
+			addID(DeriveEntityID(typ, name))
+			addSurface(ref)
+			addSurface(name)
+		}
+	}
+	for _, id := range ids {
+		e, ok, err := p.g.GetEntity(p.ctx, id)
+		if err != nil {
+			return err
+		}
+		if ok {
+			p.load(e)
+		}
+	}
+	return p.loadCandidates(surfaces)
+}
+
+// refTypeAndName splits a relation reference into the type it states
+// (normalised; "" for none) and the name it gives: a "type:name" reference
+// states its type unless the relation states another.
+func refTypeAndName(ref, refType string) (string, string) {
+	typ := typeKey(refType)
+	if t, n, ok := splitTypedRef(ref); ok && (typ == "" || typeKey(t) == typ) {
+		return typeKey(t), n
+	}
+	return typ, ref
+}
+
+// loadCandidates loads the graph's entities whose name or an alias equals
+// (normalised) one of surfaces.
+func (p *ingestPlanner) loadCandidates(surfaces []string) error {
+	if len(surfaces) == 0 {
+		return nil
+	}
+	want := make(map[string]bool, len(surfaces))
+	for _, s := range surfaces {
+		want[nameKey(s)] = true
+	}
+	keep := func(e Entity) {
+		match := want[nameKey(e.Name)]
+		for _, a := range e.Aliases {
+			match = match || want[nameKey(a)]
+		}
+		if match {
+			p.load(e)
+		}
+	}
+	if n, ok := p.g.(entityNamer); ok {
+		found, rest, err := n.entitiesNamed(p.ctx, surfaces)
+		if err != nil {
+			return err
+		}
+		for _, e := range found {
+			keep(e)
+		}
+		if surfaces = rest; len(surfaces) == 0 {
+			return nil
+		}
+	}
+	keywords := make([]string, 0, 2*len(surfaces))
+	for _, s := range surfaces {
+		keywords = append(keywords, s)
+		if k := nameKey(s); k != s {
+			keywords = append(keywords, k)
+		}
+	}
+	found, err := p.g.FindByKeywords(p.ctx, keywords)
+	if err != nil {
+		return err
+	}
+	for _, e := range found {
+		keep(e)
+	}
+	return nil
+}
+
+// entityNamer is implemented by graphs that can return every entity bearing
+// a name without a scan (InMemoryGraph, through its linking index).
+type entityNamer interface {
+	entitiesNamed(ctx context.Context, names []string) (found []Entity, unindexed []string, err error)
+}
+
+// load makes a graph entity known to the planner.
+func (p *ingestPlanner) load(e Entity) {
+	if _, ok := p.known[e.ID]; ok {
+		return
+	}
+	ent := &ingestEntity{e: e, inGraph: true}
+	p.known[e.ID] = ent
+	p.file(ent)
+}
+
+func typedNameKey(typ, key string) string { return "t\x00" + typ + "\x00" + key }
+func anyNameKey(key string) string        { return "n\x00" + key }
+
+// file indexes ent under its current name and aliases. Entries are never
+// removed: an entity stays findable under the names the graph held it by,
+// even when WithReplace drops them.
+func (p *ingestPlanner) file(ent *ingestEntity) {
+	typ := entityTypeKey(ent.e.Type)
+	add := func(s string, alias bool) {
+		k := nameKey(s)
+		if k == "" {
+			return
+		}
+		n := ingestName{id: ent.e.ID, alias: alias}
+		for _, key := range [2]string{typedNameKey(typ, k), anyNameKey(k)} {
+			if !slices.Contains(p.names[key], n) {
+				p.names[key] = append(p.names[key], n)
+			}
+		}
+	}
+	add(ent.e.Name, false)
+	for _, a := range ent.e.Aliases {
+		add(a, true)
+	}
+}
+
+func (ent *ingestEntity) placeholder() bool { return ent.e.Properties[PlaceholderProperty] == "true" }
+
+// candidates collects into c the entities filed under key, each with its
+// best tier: 0 for a name matched by a name, plus 1 when the matched
+// surface is an alias and plus 1 when the entity's entry is an alias.
+func (p *ingestPlanner) candidates(c map[string]int, key string, surfaceIsAlias bool, filter func(*ingestEntity) bool) {
+	for _, n := range p.names[key] {
+		if filter != nil && !filter(p.known[n.id]) {
+			continue
+		}
+		tier := 0
+		if surfaceIsAlias {
+			tier++
+		}
+		if n.alias {
+			tier++
+		}
+		if t, ok := c[n.id]; !ok || tier < t {
+			c[n.id] = tier
+		}
+	}
+}
+
+// choose picks the one best candidate: among those written by this call
+// when preferWritten and there are any, those of the lowest tier. Several
+// at that tier are returned, sorted, as ambiguous.
+func (p *ingestPlanner) choose(c map[string]int, preferWritten bool) (string, []string) {
+	if preferWritten {
+		written := 0
+		for id := range c {
+			if p.known[id].write != writeNone {
+				written++
+			}
+		}
+		if written > 0 && written < len(c) {
+			maps.DeleteFunc(c, func(id string, _ int) bool { return p.known[id].write == writeNone })
+		}
+	}
+	best, ids := math.MaxInt, []string(nil)
+	for id, t := range c {
+		switch {
+		case t < best:
+			best, ids = t, append(ids[:0], id)
+		case t == best:
+			ids = append(ids, id)
+		}
+	}
+	switch len(ids) {
+	case 0:
+		return "", nil
+	case 1:
+		return ids[0], nil
+	}
+	slices.Sort(ids)
+	return "", ids
+}
+
+// resolveEntity returns the ID of the known entity in means, "" for none,
+// or the entities it matches equally well.
+func (p *ingestPlanner) resolveEntity(in *ingestInput) (string, []string) {
+	if id := in.explicitID; id != "" {
+		if _, ok := p.known[id]; ok && !p.cfg.localIDs {
+			return id, nil
+		}
+		if resolved, ok := p.local[id]; ok {
+			return resolved, nil
+		}
+	}
+	if id := DeriveEntityID(in.e.Type, in.e.Name); p.known[id] != nil {
+		return id, nil
+	}
+	c := make(map[string]int)
+	p.candidates(c, typedNameKey(in.e.Type, nameKey(in.e.Name)), false, nil)
+	for _, a := range in.e.Aliases {
+		p.candidates(c, typedNameKey(in.e.Type, nameKey(a)), true, nil)
+	}
+	if len(c) == 0 {
+		isPlaceholder := func(ent *ingestEntity) bool { return ent.placeholder() }
+		p.candidates(c, anyNameKey(nameKey(in.e.Name)), false, isPlaceholder)
+		for _, a := range in.e.Aliases {
+			p.candidates(c, anyNameKey(nameKey(a)), true, isPlaceholder)
+		}
+	}
+	return p.choose(c, false)
+}
+
+// planEntities resolves every valid extracted entity and merges it into
+// the entity it resolves to, or plans a new one.
+func (p *ingestPlanner) planEntities(inputs []ingestInput) {
+	p.report.EntityIDs = make([]string, len(inputs))
+	for i := range inputs {
+		in := &inputs[i]
+		if in.skip != "" {
+			p.skip(SkippedEntity, i, in.ref, in.skip)
+			continue
+		}
+		id, ambiguous := p.resolveEntity(in)
+		if len(ambiguous) > 0 {
+			p.skip(SkippedEntity, i, in.ref, "ambiguous: matches entities "+quoteList(ambiguous))
+			continue
+		}
+		var ent *ingestEntity
+		if id == "" {
+			id = in.explicitID
+			if id == "" || p.cfg.localIDs {
+				id = DeriveEntityID(in.e.Type, in.e.Name)
+			}
+			ent = &ingestEntity{e: Entity{ID: id}, write: writeCreated}
+			p.known[id] = ent
+			p.order = append(p.order, id)
+			p.report.EntitiesCreated++
+		} else {
+			ent = p.known[id]
+			if ent.write == writeNone {
+				ent.write = writeMerged
+				p.order = append(p.order, id)
+				p.report.EntitiesMerged++
+			} else {
+				p.report.EntitiesDeduplicated++
+			}
+			if p.cfg.replace && ent.inGraph && !ent.replaced {
+				ent.e = Entity{ID: id}
+			}
+		}
+		ent.replaced = ent.replaced || (p.cfg.replace && ent.inGraph)
+		mergeEntity(&ent.e, in)
+		p.file(ent)
+		if in.explicitID != "" {
+			if _, ok := p.local[in.explicitID]; !ok {
+				p.local[in.explicitID] = id
+			}
+		}
+		p.report.EntityIDs[i] = id
+	}
+}
+
+// mergeEntity merges the extracted entity in into e, by the rules Ingest
+// documents.
+func mergeEntity(e *Entity, in *ingestInput) {
+	wasPlaceholder := e.Properties[PlaceholderProperty] == "true"
+	if e.Name == "" {
+		e.Name = in.e.Name
+	}
+	if e.Type == "" || (wasPlaceholder && in.typeGiven) {
+		e.Type = in.e.Type
+	}
+	if utf8.RuneCountInString(in.e.Description) > utf8.RuneCountInString(e.Description) {
+		e.Description = in.e.Description
+	}
+	e.Aliases = unionAliases(e.Name, e.Aliases, append([]string{in.e.Name}, in.e.Aliases...))
+	e.Tags = unionTags(e.Tags, in.e.Tags)
+	if len(in.e.Properties) > 0 || wasPlaceholder {
+		props := make(map[string]string, len(e.Properties)+len(in.e.Properties))
+		maps.Copy(props, e.Properties)
+		delete(props, PlaceholderProperty)
+		maps.Copy(props, in.e.Properties)
+		e.Properties = cloneMap(props)
+	}
+	e.SourceIDs = unionStrings(e.SourceIDs, in.e.SourceIDs)
+}
+
+// unionAliases returns the aliases of existing and then of added, trimmed,
+// without empty ones, duplicates or ones equal to name (all compared by
+// nameKey).
+func unionAliases(name string, existing, added []string) []string {
+	seen := map[string]bool{nameKey(name): true}
+	var out []string
+	for _, list := range [2][]string{existing, added} {
+		for _, a := range list {
+			a = strings.TrimSpace(a)
+			if k := nameKey(a); k != "" && !seen[k] {
+				seen[k] = true
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
+
+// unionTags returns the tags of existing and then of added, normalised as
+// the graph normalises them, without empty ones or duplicates.
+func unionTags(existing, added []string) []string {
+	var out []string
+	for _, list := range [2][]string{existing, added} {
+		for _, t := range list {
+			if t = normalizeTag(t); t != "" && !slices.Contains(out, t) {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// unionStrings returns the strings of existing and then of added without
+// duplicates.
+func unionStrings(existing, added []string) []string {
+	var out []string
+	for _, list := range [2][]string{existing, added} {
+		for _, s := range list {
+			if !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+func quoteList(ids []string) string {
+	q := make([]string, len(ids))
+	for i, id := range ids {
+		q[i] = fmt.Sprintf("%q", id)
+	}
+	return strings.Join(q, ", ")
+}
+
+// endpoint is a resolved relation endpoint: an entity ID, the entities it
+// matches equally well, or, when it resolves to nothing, the type and name
+// a placeholder for it would have.
+type endpoint struct {
+	id        string
+	ambiguous []string
+	phType    string
+	phName    string
+}
+
+// resolveRef resolves a relation endpoint reference, by the rules Ingest
+// documents.
+func (p *ingestPlanner) resolveRef(ref, refType string) endpoint {
+	if id, ok := p.local[ref]; ok {
+		return endpoint{id: id}
+	}
+	if p.known[ref] != nil {
+		return endpoint{id: ref}
+	}
+	typ, name := refTypeAndName(ref, refType)
+	if id := DeriveEntityID(typ, name); p.known[id] != nil {
+		return endpoint{id: id}
+	}
+	c := make(map[string]int)
+	if typ != "" {
+		p.candidates(c, typedNameKey(typ, nameKey(name)), false, nil)
+	}
+	if len(c) == 0 {
+		p.candidates(c, anyNameKey(nameKey(ref)), false, nil)
+	}
+	id, ambiguous := p.choose(c, true)
+	if id != "" || len(ambiguous) > 0 {
+		return endpoint{id: id, ambiguous: ambiguous}
+	}
+	if typ == "" {
+		typ = DefaultEntityType
+	}
+	return endpoint{phType: typ, phName: name}
+}
+
+// weight applies the weight policy: it returns the weight to write,
+// whether the extraction stated one, whether it was clamped, and why the
+// relation must be skipped ("" when it need not).
+func (p *ingestPlanner) weight(w *float64) (v float64, given, clamped bool, reason string) {
+	if w == nil {
+		return p.cfg.defaultWeight, false, false, ""
+	}
+	switch v = *w; {
+	case math.IsNaN(v):
+		return 0, true, false, "weight is NaN"
+	case v >= 0 && v <= 1:
+		return v + 0, true, false, ""
+	case p.cfg.policy == WeightReject:
+		return 0, true, false, fmt.Sprintf("weight %v is outside [0,1]", v)
+	}
+	return math.Max(0, math.Min(1, v)), true, true, ""
+}
+
+// planRelations resolves every extracted relation and plans its write.
+func (p *ingestPlanner) planRelations(xs []ExtractedRelation) error {
+	for i := range xs {
+		x := &xs[i]
+		src, dst := strings.TrimSpace(x.Source), strings.TrimSpace(x.Target)
+		typ := typeKey(x.Type)
+		shown := fmt.Sprintf("%s -[%s]-> %s", src, strings.TrimSpace(x.Type), dst)
+		skip := func(ref, reason string) { p.skip(SkippedRelation, i, ref, reason) }
+		if !x.validUTF8() {
+			skip(shown, "a field is not valid UTF-8")
+			continue
+		}
+		switch {
+		case src == "":
+			skip(shown, "no source")
+			continue
+		case dst == "":
+			skip(shown, "no target")
+			continue
+		case typ == "":
+			skip(shown, "no relation type")
+			continue
+		}
+		w, given, clamped, reason := p.weight(x.Weight)
+		if reason != "" {
+			skip(shown, reason)
+			continue
+		}
+		ends := [2]endpoint{p.resolveRef(src, x.SourceType), p.resolveRef(dst, x.TargetType)}
+		refs := [2]string{src, dst}
+		ok := true
+		for j, role := range [2]string{"source", "target"} {
+			e := &ends[j]
+			if len(e.ambiguous) > 0 {
+				skip(refs[j], fmt.Sprintf("%s %q is ambiguous: matches entities %s", role, refs[j], quoteList(e.ambiguous)))
+				ok = false
+				break
+			}
+			if e.id == "" {
+				if !p.cfg.placeholders {
+					skip(refs[j], fmt.Sprintf("%s %q names no entity", role, refs[j]))
+					ok = false
+					break
+				}
+				e.id = DeriveEntityID(e.phType, e.phName)
+			}
+		}
+		if !ok {
+			continue
+		}
+		if ends[0].id == ends[1].id {
+			skip(shown, fmt.Sprintf("source and target are the same entity %q", ends[0].id))
+			continue
+		}
+		for _, e := range ends {
+			if e.phName != "" && p.known[e.id] == nil {
+				p.addPlaceholder(e)
+			}
+		}
+		if clamped {
+			p.report.WeightsClamped++
+		}
+		in := Relation{
+			SourceID:   ends[0].id,
+			TargetID:   ends[1].id,
+			Type:       typ,
+			Weight:     w,
+			Properties: cloneMap(x.Properties),
+			SourceIDs:  p.sources(),
+		}
+		if d := strings.TrimSpace(x.Description); d != "" {
+			if _, set := in.Properties["description"]; !set {
+				if in.Properties == nil {
+					in.Properties = make(map[string]string, 1)
+				}
+				in.Properties["description"] = d
+			}
+		}
+		key := in.Key()
+		if pr, ok := p.rels[key]; ok {
+			mergeRelation(&pr.r, &in, given)
+			p.report.RelationsDeduplicated++
+			continue
+		}
+		existing, held, err := p.graphRelation(key)
+		if err != nil {
+			return err
+		}
+		pr := &ingestRelation{r: Relation{SourceID: key.SourceID, TargetID: key.TargetID, Type: key.Type, Weight: w}}
+		if held {
+			pr.write = writeMerged
+			if !p.cfg.replace {
+				pr.r = existing
+			}
+			p.report.RelationsUpdated++
+		} else {
+			pr.write = writeCreated
+			p.report.RelationsCreated++
+		}
+		mergeRelation(&pr.r, &in, given)
+		p.rels[key] = pr
+		p.relOrder = append(p.relOrder, key)
+	}
+	return nil
+}
+
+// addPlaceholder plans a placeholder entity for an endpoint that resolves
+// to nothing.
+func (p *ingestPlanner) addPlaceholder(e endpoint) {
+	ent := &ingestEntity{
+		e: Entity{
+			ID:         e.id,
+			Name:       e.phName,
+			Type:       e.phType,
+			Properties: map[string]string{PlaceholderProperty: "true"},
+			SourceIDs:  p.sources(),
+		},
+		write: writePlaceholder,
+	}
+	p.known[e.id] = ent
+	p.file(ent)
+	p.order = append(p.order, e.id)
+	p.report.PlaceholdersCreated++
+}
+
+// mergeRelation merges the extracted relation in into r: the weight when
+// the extraction states one, properties key by key, source IDs as a union.
+func mergeRelation(r, in *Relation, weightGiven bool) {
+	if weightGiven {
+		r.Weight = in.Weight
+	}
+	if len(in.Properties) > 0 {
+		props := make(map[string]string, len(r.Properties)+len(in.Properties))
+		maps.Copy(props, r.Properties)
+		maps.Copy(props, in.Properties)
+		r.Properties = props
+	}
+	r.SourceIDs = unionStrings(r.SourceIDs, in.SourceIDs)
+}
+
+// graphRelation returns the relation the graph holds under k, if any.
+func (p *ingestPlanner) graphRelation(k RelationKey) (Relation, bool, error) {
+	s, t := p.known[k.SourceID], p.known[k.TargetID]
+	if s == nil || t == nil || !s.inGraph || !t.inGraph {
+		return Relation{}, false, nil
+	}
+	if rg, ok := p.g.(ingestRelationGetter); ok {
+		return rg.GetRelation(p.ctx, k.SourceID, k.TargetID, k.Type)
+	}
+	ck := [2]string{k.SourceID, k.Type}
+	held, ok := p.graphRels[ck]
+	if !ok {
+		related, err := p.g.GetRelated(p.ctx, k.SourceID,
+			TraverseOptions{Depth: 1, Direction: Outgoing, RelationTypes: []string{k.Type}})
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return Relation{}, false, err
+		}
+		held = make(map[string]Relation, len(related))
+		for _, se := range related {
+			if len(se.Relations) == 1 {
+				held[se.Entity.ID] = se.Relations[0]
+			}
+		}
+		if p.graphRels == nil {
+			p.graphRels = make(map[[2]string]map[string]Relation)
+		}
+		p.graphRels[ck] = held
+	}
+	r, ok := held[k.TargetID]
+	return r, ok, nil
+}
+
+// strictFailure returns the answer of a strict call with problems.
+func (p *ingestPlanner) strictFailure() (IngestReport, error) {
+	rep := IngestReport{
+		EntitiesSkipped:  p.report.EntitiesSkipped,
+		RelationsSkipped: p.report.RelationsSkipped,
+		Skipped:          p.report.Skipped,
+	}
+	const shown = 10
+	var msgs []string
+	for i, s := range rep.Skipped {
+		if i == shown {
+			msgs = append(msgs, fmt.Sprintf("and %d more", len(rep.Skipped)-shown))
+			break
+		}
+		msgs = append(msgs, s.String())
+	}
+	return rep, fmt.Errorf("kgmem: ingest: strict: nothing written, %d problem(s): %s: %w",
+		len(rep.Skipped), strings.Join(msgs, "; "), ErrInvalidArgument)
+}
+
+// apply writes the plan: in one AddBatch call when the graph has it, else
+// entity by entity and then relation by relation.
+func (p *ingestPlanner) apply() (IngestReport, error) {
+	ents := make([]Entity, len(p.order))
+	for i, id := range p.order {
+		ents[i] = p.known[id].e
+	}
+	rels := make([]Relation, len(p.relOrder))
+	for i, k := range p.relOrder {
+		rels[i] = p.rels[k].r
+	}
+	if b, ok := p.g.(ingestBatcher); ok {
+		if err := b.AddBatch(p.ctx, ents, rels); err != nil {
+			p.countWritten(0, 0)
+			return p.report, p.wrapErr(err)
+		}
+		return p.report, nil
+	}
+	for i := range ents {
+		if err := p.g.AddEntity(p.ctx, ents[i]); err != nil {
+			p.countWritten(i, 0)
+			return p.report, p.wrapErr(err)
+		}
+	}
+	for i := range rels {
+		if err := p.g.AddRelation(p.ctx, rels[i]); err != nil {
+			p.countWritten(len(ents), i)
+			return p.report, p.wrapErr(err)
+		}
+	}
+	return p.report, nil
+}
+
+// countWritten recounts the report's written items when only the first ne
+// entities and nr relations reached the graph.
+func (p *ingestPlanner) countWritten(ne, nr int) {
+	r := &p.report
+	r.EntitiesCreated, r.EntitiesMerged, r.PlaceholdersCreated = 0, 0, 0
+	r.RelationsCreated, r.RelationsUpdated = 0, 0
+	for _, id := range p.order[:ne] {
+		switch p.known[id].write {
+		case writeCreated:
+			r.EntitiesCreated++
+		case writeMerged:
+			r.EntitiesMerged++
+		case writePlaceholder:
+			r.PlaceholdersCreated++
+		}
+	}
+	for _, k := range p.relOrder[:nr] {
+		if p.rels[k].write == writeCreated {
+			r.RelationsCreated++
+		} else {
+			r.RelationsUpdated++
+		}
+	}
+}
