@@ -1,0 +1,103 @@
+// Package pgraph stores a kgmem knowledge graph in PostgreSQL, so that many
+// agent processes share one memory.
+//
+// [Graph] implements [kgmem.KnowledgeGraph] and [kgmem.EntityLinker] with
+// the semantics of [kgmem.InMemoryGraph], the reference: the same
+// validation and sentinel errors, tag normalisation, case folding, result
+// ordering, tie-breaking and caps. GetRelated and FindPaths do not
+// re-implement the traversals: they run kgmem's own code
+// ([kgmem.TraverseRelated], [kgmem.TraversePaths]) over a
+// [kgmem.Neighborhood] that answers each hop with one query. The package
+// passes kgmem's conformance suite (package kgmem/kgmemtest), and a
+// differential test replays random histories against both graphs and
+// requires identical answers.
+//
+// It is a separate module, so that users of kgmem's core never download a
+// database driver. It is tested with PostgreSQL 15 and needs no extension.
+//
+// # Setup
+//
+// Open a pgx pool on the database, make a Graph, and migrate the schema once
+// at start-up (every process may do it; it is idempotent and serialised by
+// an advisory lock):
+//
+//	pool, err := pgxpool.New(ctx, "postgres://agent@db.internal:5432/memory")
+//	if err != nil { … }
+//	defer pool.Close()
+//	g, err := pgraph.New(ctx, pool, pgraph.WithNamespace("team-alpha"))
+//	if err != nil { … }
+//	if err := g.Migrate(ctx); err != nil { … }
+//	r := kgmem.NewMemoryRetriever(store, kgmem.RetrieverConfig{}, kgmem.WithKnowledgeGraph(g))
+//
+// Migrate creates three tables in the connection's current schema:
+// kgmem_entities, kgmem_relations and kgmem_schema_version. Later versions
+// of this package add migrations; New refuses a database whose schema is
+// newer than it knows.
+//
+// # Namespaces
+//
+// Graphs share the tables and are told apart by a namespace column that is
+// part of every key and every query ([WithNamespace]; the default is
+// "default"). A graph never reads, changes or links to another namespace's
+// rows, and [Graph.Clear] empties one namespace. Processes that share a
+// namespace share one graph; they should use the same [WithTagConstraints].
+//
+// # Consistency
+//
+// Every write is one statement (AddBatch and Clear: one transaction), so it
+// applies whole or not at all. AddEntity, AddRelation and SetEntityTags are
+// upserts (INSERT … ON CONFLICT or UPDATE), so concurrent writers never
+// lose an update: the last one to commit wins, whole. Foreign keys with ON
+// DELETE CASCADE tie relations to their endpoints: RemoveEntity takes its
+// relations with it in the same statement, and an AddRelation racing a
+// RemoveEntity of an endpoint either commits first (and is cascaded) or
+// fails with kgmem.ErrNotFound; no relation can outlive an endpoint. A write
+// that PostgreSQL aborts as a deadlock or serialization failure, which two
+// cascading deletes can cause, is retried a few times.
+//
+// GetRelated and FindPaths run all their queries in one read-only
+// REPEATABLE READ transaction, so each answer reflects one moment of the
+// graph even while other processes write. Cancelling the context cancels
+// the running query on the server.
+//
+// # Indexes and costs
+//
+// A traversal hop is one query for the whole frontier, served by the
+// primary key (namespace, source, target, type) when walking outgoing
+// relations and by an index on (namespace, target) when walking incoming
+// ones; Both combines the two. A GetRelated of depth d costs at most d+4
+// round trips (begin, start check, one per hop, entity fetch, end), each an
+// index lookup, never a scan.
+//
+// FindByKeywords, a case-folded substring match, is narrowed by GIN indexes
+// on arrays of the 1- to 3-rune substrings of each entity's folded ID, name,
+// aliases and tags, computed in Go with kgmem's folding; the exact test and
+// the ordering run in Go. LinkEntities looks up the match keys of every run
+// of up to 16 words or CJK characters of the text in a GIN index of the
+// entities' name and alias keys, then applies kgmem's matching rules, so it
+// links exactly what the in-memory graph links. Neither needs pg_trgm, and
+// both work the same in every database locale and for CJK text. The GIN
+// indexes do not include the namespace: their candidates are filtered by
+// namespace afterwards, so many large namespaces make each other's searches
+// slower, not wrong. FindTags reads the tags of every entity of the
+// namespace; EntityCountByTag uses a GIN index on tags.
+//
+// # Differences from the in-memory graph
+//
+// PostgreSQL cannot store the NUL byte in text or jsonb, so a write holding
+// one in any string returns kgmem.ErrInvalidArgument; reads naming such a
+// string find nothing, as they would in a graph where it was never written.
+// When FindPaths' path budget cuts a search (PathResult.Truncated), which
+// partial paths were explored depends on the order in which relations are
+// read, and may differ from the in-memory graph's. Each call costs round
+// trips to the server: where one process owns its memory and latency
+// matters most, kgmem.InMemoryGraph answers in microseconds rather than
+// milliseconds.
+//
+// # Errors
+//
+// Errors wrap kgmem's sentinels ([kgmem.ErrNotFound],
+// [kgmem.ErrInvalidArgument], [kgmem.ErrNoPath]) exactly where the
+// in-memory graph's do, and name the offending value. Database failures are
+// returned wrapped, with the operation and the value named.
+package pgraph

@@ -1,0 +1,715 @@
+package pgraph
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/kgmem/kgmem"
+)
+
+// DefaultNamespace is the namespace of a Graph made without WithNamespace.
+const DefaultNamespace = "default"
+
+// Option configures a Graph.
+type Option interface {
+	apply(*config)
+}
+
+type config struct {
+	namespace  string
+	tags       kgmem.TagConstraints
+	pathBudget int
+}
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+// WithNamespace sets the namespace the Graph reads and writes. Graphs with
+// different namespaces share the tables of one database and never see each
+// other's entities or relations. The default is DefaultNamespace; an empty
+// namespace, or one that is not valid UTF-8 or holds a NUL byte, makes New
+// return an error wrapping kgmem.ErrInvalidArgument.
+func WithNamespace(ns string) Option {
+	return optionFunc(func(c *config) { c.namespace = ns })
+}
+
+// WithTagConstraints sets the limits tags are normalised with, as
+// kgmem.WithTagConstraints does for the in-memory graph. A MaxTagsPerEntity
+// of 0 or less means kgmem.DefaultMaxTagsPerEntity. Every process writing a
+// namespace should use the same constraints.
+func WithTagConstraints(tc kgmem.TagConstraints) Option {
+	return optionFunc(func(c *config) { c.tags = tc })
+}
+
+// WithPathBudget sets how many partial paths one FindPaths call may build,
+// as kgmem.WithPathBudget does for the in-memory graph. n <= 0 means
+// kgmem.DefaultPathBudget.
+func WithPathBudget(n int) Option {
+	return optionFunc(func(c *config) { c.pathBudget = n })
+}
+
+// Graph is a kgmem.KnowledgeGraph stored in PostgreSQL. Many goroutines and
+// many processes may use graphs of the same namespace at once; see the
+// package documentation for the consistency each method gives.
+//
+// The zero value is not usable; call New. A Graph holds no connection of
+// its own: it borrows connections from the pool for the length of a call.
+type Graph struct {
+	// Every field is set by New and never changes.
+	pool       *pgxpool.Pool // shared; the Graph never closes it
+	ns         string
+	tags       kgmem.TagConstraints
+	pathBudget int
+}
+
+var (
+	_ kgmem.KnowledgeGraph = (*Graph)(nil)
+	_ kgmem.EntityLinker   = (*Graph)(nil)
+)
+
+// New returns a Graph over pool. It reads the schema version and returns
+// an error when the database was migrated by a newer version of this
+// package; it does not create the schema (call Migrate for that). Invalid
+// options return an error wrapping kgmem.ErrInvalidArgument.
+func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Graph, error) {
+	if pool == nil {
+		return nil, fmt.Errorf("pgraph: nil pool: %w", kgmem.ErrInvalidArgument)
+	}
+	cfg := config{namespace: DefaultNamespace}
+	for _, o := range opts {
+		o.apply(&cfg)
+	}
+	if cfg.namespace == "" || !storable(cfg.namespace) {
+		return nil, fmt.Errorf("pgraph: namespace %q is empty, not valid UTF-8 or holds a NUL byte: %w", cfg.namespace, kgmem.ErrInvalidArgument)
+	}
+	if cfg.tags.MaxTagsPerEntity <= 0 {
+		cfg.tags.MaxTagsPerEntity = kgmem.DefaultMaxTagsPerEntity
+	}
+	if cfg.pathBudget <= 0 {
+		cfg.pathBudget = kgmem.DefaultPathBudget
+	}
+	g := &Graph{pool: pool, ns: cfg.namespace, tags: cfg.tags, pathBudget: cfg.pathBudget}
+	v, err := g.schemaVersion(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("pgraph: read schema version: %w", err)
+	}
+	if v > SchemaVersion {
+		return nil, fmt.Errorf("pgraph: database schema version %d is newer than version %d, the newest this package knows", v, SchemaVersion)
+	}
+	return g, nil
+}
+
+// Namespace returns the namespace the graph reads and writes.
+func (g *Graph) Namespace() string { return g.ns }
+
+// TagConstraints returns the limits tags are normalised with.
+func (g *Graph) TagConstraints() kgmem.TagConstraints { return g.tags }
+
+// entityColumns are the columns scanEntity reads, in order.
+const entityColumns = "id, name, type, description, aliases, tags, properties, source_ids"
+
+// relationColumns are the columns scanRelation reads, in order.
+const relationColumns = "source, target, type, weight, properties, source_ids"
+
+// AddEntity inserts e, or replaces the entity with e.ID keeping its
+// relations, in one INSERT … ON CONFLICT statement. Tags are normalised as
+// in SetEntityTags. It returns an error wrapping kgmem.ErrInvalidArgument,
+// before touching the database, when e.ID is empty, a field is not valid
+// UTF-8 or a string holds a NUL byte (which PostgreSQL cannot store).
+func (g *Graph) AddEntity(ctx context.Context, e kgmem.Entity) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	row, err := g.entityRow(&e)
+	if err != nil {
+		return err
+	}
+	return g.retry(ctx, func() error {
+		_, err := g.pool.Exec(ctx, upsertEntitySQL, row...)
+		if err != nil {
+			return fmt.Errorf("pgraph: add entity %q: %w", e.ID, err)
+		}
+		return nil
+	})
+}
+
+const upsertEntitySQL = `INSERT INTO ` + entitiesTable + ` AS e
+	(namespace, id, name, type, description, aliases, tags, properties, source_ids, grams, tag_grams, link_keys)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11, $12)
+ON CONFLICT (namespace, id) DO UPDATE SET
+	name = excluded.name, type = excluded.type, description = excluded.description,
+	aliases = excluded.aliases, tags = excluded.tags, properties = excluded.properties,
+	source_ids = excluded.source_ids, grams = excluded.grams, tag_grams = excluded.tag_grams,
+	link_keys = excluded.link_keys`
+
+// entityRow validates e and returns the arguments of upsertEntitySQL.
+func (g *Graph) entityRow(e *kgmem.Entity) ([]any, error) {
+	if err := validateEntity(e); err != nil {
+		return nil, err
+	}
+	tags, _ := normalizeTags(e.Tags, g.tags.MaxTagsPerEntity) // validated above
+	props, err := encodeProperties(e.Properties)
+	if err != nil {
+		return nil, fmt.Errorf("pgraph: entity %q: %w", e.ID, err)
+	}
+	grams, tgrams := entityGrams(e.ID, e.Name, e.Aliases, tags)
+	return []any{
+		g.ns, e.ID, e.Name, e.Type, e.Description, nonNil(e.Aliases), nonNil(tags), props,
+		nonNil(e.SourceIDs), grams, tgrams, entityLinkKeys(e.Name, e.Aliases),
+	}, nil
+}
+
+// GetEntity returns the entity with the given ID; ok is false when there is
+// none. An ID PostgreSQL cannot hold (invalid UTF-8, a NUL byte) names no
+// entity.
+func (g *Graph) GetEntity(ctx context.Context, id string) (kgmem.Entity, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return kgmem.Entity{}, false, err
+	}
+	if !storable(id) {
+		return kgmem.Entity{}, false, nil
+	}
+	e, err := scanEntity(g.pool.QueryRow(ctx,
+		"SELECT "+entityColumns+" FROM "+entitiesTable+" WHERE namespace = $1 AND id = $2", g.ns, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return kgmem.Entity{}, false, nil
+	}
+	if err != nil {
+		return kgmem.Entity{}, false, fmt.Errorf("pgraph: get entity %q: %w", id, err)
+	}
+	return e, true, nil
+}
+
+// RemoveEntity deletes the entity with the given ID; the foreign keys
+// delete every relation that starts or ends at it in the same statement. It
+// returns an error wrapping kgmem.ErrNotFound when there is no such entity,
+// and one wrapping kgmem.ErrInvalidArgument when id is empty or not valid
+// UTF-8.
+func (g *Graph) RemoveEntity(ctx context.Context, id string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := validateID("entity", id); err != nil {
+		return err
+	}
+	notFound := fmt.Errorf("pgraph: remove entity %q: %w", id, kgmem.ErrNotFound)
+	if !storable(id) {
+		return notFound
+	}
+	return g.retry(ctx, func() error {
+		tag, err := g.pool.Exec(ctx, "DELETE FROM "+entitiesTable+" WHERE namespace = $1 AND id = $2", g.ns, id)
+		switch {
+		case err != nil:
+			return fmt.Errorf("pgraph: remove entity %q: %w", id, err)
+		case tag.RowsAffected() == 0:
+			return notFound
+		}
+		return nil
+	})
+}
+
+// AddRelation inserts r, or replaces the weight, properties and sources of
+// the stored relation with the same key, in one INSERT … ON CONFLICT
+// statement. It returns an error wrapping kgmem.ErrInvalidArgument, before
+// touching the database, when an endpoint or the type is empty, a string is
+// not valid UTF-8 or holds a NUL byte, or the weight is NaN, infinite or
+// outside [0,1]; and one wrapping kgmem.ErrNotFound when an endpoint is not
+// an entity (the foreign keys decide, so a concurrent RemoveEntity cannot
+// slip between the check and the insert).
+func (g *Graph) AddRelation(ctx context.Context, r kgmem.Relation) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := validateRelation(&r); err != nil {
+		return err
+	}
+	props, err := encodeProperties(r.Properties)
+	if err != nil {
+		return fmt.Errorf("pgraph: relation %q -[%s]-> %q: %w", r.SourceID, r.Type, r.TargetID, err)
+	}
+	return g.retry(ctx, func() error {
+		_, err := g.pool.Exec(ctx, upsertRelationSQL,
+			g.ns, r.SourceID, r.TargetID, r.Type, r.Weight+0, props, nonNil(r.SourceIDs))
+		if isForeignKeyViolation(err) {
+			return g.missingEndpoint(ctx, r)
+		}
+		if err != nil {
+			return fmt.Errorf("pgraph: add relation %q -[%s]-> %q: %w", r.SourceID, r.Type, r.TargetID, err)
+		}
+		return nil
+	})
+}
+
+const upsertRelationSQL = `INSERT INTO ` + relationsTable + `
+	(namespace, source, target, type, weight, properties, source_ids)
+VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7)
+ON CONFLICT (namespace, source, target, type) DO UPDATE SET
+	weight = excluded.weight, properties = excluded.properties, source_ids = excluded.source_ids`
+
+// errRetry marks an error after which the write is tried again.
+var errRetry = errors.New("pgraph: retry")
+
+// missingEndpoint returns the error for a relation whose insert broke a
+// foreign key: ErrNotFound naming the source when it is missing, else the
+// target. When both exist again (a concurrent writer re-added one), the
+// write is retried.
+func (g *Graph) missingEndpoint(ctx context.Context, r kgmem.Relation) error {
+	rows, err := g.pool.Query(ctx, "SELECT id FROM "+entitiesTable+" WHERE namespace = $1 AND id = ANY($2)",
+		g.ns, []string{r.SourceID, r.TargetID})
+	if err != nil {
+		return fmt.Errorf("pgraph: add relation %q -[%s]-> %q: %w", r.SourceID, r.Type, r.TargetID, err)
+	}
+	found, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return fmt.Errorf("pgraph: add relation %q -[%s]-> %q: %w", r.SourceID, r.Type, r.TargetID, err)
+	}
+	for _, end := range []struct{ what, id string }{{"source", r.SourceID}, {"target", r.TargetID}} {
+		if !slices.Contains(found, end.id) {
+			return fmt.Errorf("pgraph: relation %q -[%s]-> %q: %s entity %q: %w",
+				r.SourceID, r.Type, r.TargetID, end.what, end.id, kgmem.ErrNotFound)
+		}
+	}
+	return errRetry
+}
+
+// RemoveRelation deletes the relation with the given key. It returns an
+// error wrapping kgmem.ErrNotFound when there is none, and one wrapping
+// kgmem.ErrInvalidArgument when a part of the key is empty or not valid
+// UTF-8.
+func (g *Graph) RemoveRelation(ctx context.Context, sourceID, targetID, relationType string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := validateKey(sourceID, targetID, relationType); err != nil {
+		return err
+	}
+	notFound := fmt.Errorf("pgraph: remove relation %q -[%s]-> %q: %w", sourceID, relationType, targetID, kgmem.ErrNotFound)
+	if !storable(sourceID) || !storable(targetID) || !storable(relationType) {
+		return notFound
+	}
+	return g.retry(ctx, func() error {
+		tag, err := g.pool.Exec(ctx, "DELETE FROM "+relationsTable+
+			" WHERE namespace = $1 AND source = $2 AND target = $3 AND type = $4", g.ns, sourceID, targetID, relationType)
+		switch {
+		case err != nil:
+			return fmt.Errorf("pgraph: remove relation %q -[%s]-> %q: %w", sourceID, relationType, targetID, err)
+		case tag.RowsAffected() == 0:
+			return notFound
+		}
+		return nil
+	})
+}
+
+// GetRelated walks the graph breadth-first from id with exactly the
+// semantics of kgmem.InMemoryGraph.GetRelated: it runs
+// kgmem.TraverseRelated, the same traversal code, over this graph. Each hop
+// is one query for the whole frontier, and the start check and the final
+// entity fetch are one query each, all inside one read-only REPEATABLE READ
+// transaction, so the answer is consistent with a single moment of the
+// graph even while other processes write. Invalid options return
+// kgmem.ErrInvalidArgument before any query; an unknown id returns
+// kgmem.ErrNotFound. Cancelling ctx cancels the running query on the server.
+func (g *Graph) GetRelated(ctx context.Context, id string, opts kgmem.TraverseOptions) ([]kgmem.ScoredEntity, error) {
+	n := g.neighborhood()
+	res, err := kgmem.TraverseRelated(ctx, n, id, opts)
+	if cerr := n.close(ctx); err == nil && cerr != nil {
+		return nil, cerr
+	}
+	return res, err
+}
+
+// FindPaths returns the best simple paths from sourceID to targetID with
+// exactly the semantics of kgmem.InMemoryGraph.FindPaths: it runs
+// kgmem.TraversePaths, the same meet-in-the-middle search, over this graph,
+// one query per level of each side, inside one read-only REPEATABLE READ
+// transaction. The graph's path budget (WithPathBudget) caps the partial
+// paths built. When the budget cuts the search (PathResult.Truncated), which
+// partial paths were explored may differ from the in-memory graph's, since
+// the database returns relations in no particular order.
+func (g *Graph) FindPaths(ctx context.Context, sourceID, targetID string, opts kgmem.PathOptions) (kgmem.PathResult, error) {
+	n := g.neighborhood()
+	res, err := kgmem.TraversePaths(ctx, n, sourceID, targetID, opts, g.pathBudget)
+	if cerr := n.close(ctx); err == nil && cerr != nil {
+		return kgmem.PathResult{}, cerr
+	}
+	return res, err
+}
+
+// FindByKeywords returns the entities whose ID, name, an alias or a tag
+// contains at least one of the keywords, compared with kgmem's Unicode case
+// folding; entities matching more distinct keywords come first, then by ID
+// in byte order. Keywords are trimmed and empty ones ignored; with none
+// left the result is empty. A keyword that is not valid UTF-8 returns
+// kgmem.ErrInvalidArgument.
+//
+// One query: the GIN indexes on the entities' grams return the entities
+// that may contain a keyword, and the exact test and the ordering run in
+// Go. Cost: index lookups for each keyword's grams plus the candidates
+// read; a keyword of one or two runes has large posting lists.
+func (g *Graph) FindByKeywords(ctx context.Context, keywords []string) ([]kgmem.Entity, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	folded, err := foldKeywords(keywords)
+	if err != nil || len(folded) == 0 {
+		return nil, err
+	}
+	sql, args := g.keywordQuery(folded)
+	if args == nil {
+		return nil, nil // no keyword can occur in stored text
+	}
+	rows, err := g.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, fmt.Errorf("pgraph: find by keywords %q: %w", keywords, err)
+	}
+	candidates, err := collectEntities(rows)
+	if err != nil {
+		return nil, fmt.Errorf("pgraph: find by keywords %q: %w", keywords, err)
+	}
+	type hit struct {
+		e     kgmem.Entity
+		count int
+	}
+	var hits []hit
+	for _, e := range candidates {
+		if c := countKeywordMatches(&e, folded); c > 0 {
+			hits = append(hits, hit{e, c})
+		}
+	}
+	slices.SortFunc(hits, func(a, b hit) int {
+		if a.count != b.count {
+			return b.count - a.count
+		}
+		return strings.Compare(a.e.ID, b.e.ID)
+	})
+	out := make([]kgmem.Entity, len(hits))
+	for i, h := range hits {
+		out[i] = h.e
+	}
+	return out, nil
+}
+
+// keywordQuery returns the candidate query for folded keywords and its
+// arguments; nil arguments when no keyword can occur in stored text.
+func (g *Graph) keywordQuery(folded []string) (string, []any) {
+	var conds []string
+	args := []any{g.ns}
+	for _, k := range folded {
+		if !storable(k) {
+			continue // stored text holds no NUL byte
+		}
+		args = append(args, keywordGrams(k))
+		n := len(args)
+		conds = append(conds, fmt.Sprintf("grams @> $%d OR tag_grams @> $%d", n, n))
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return "SELECT " + entityColumns + " FROM " + entitiesTable +
+		" WHERE namespace = $1 AND (" + strings.Join(conds, " OR ") + ")", args
+}
+
+// LinkEntities returns the entities text names by their name or an alias,
+// exactly as kgmem.InMemoryGraph.LinkEntities does: exact matches after
+// case folding and full-width narrowing, on word boundaries for alphabetic
+// scripts and anywhere for CJK, the longest match winning. It computes the
+// match key of every run of up to 16 units of text, fetches the entities
+// whose name or alias has one of those keys in one query (a GIN index on
+// link_keys), and applies kgmem.LinkWithKeywords' matching rules to them.
+// Text that is not valid UTF-8 returns kgmem.ErrInvalidArgument. Cost:
+// O(units of text × 16) keys, independent of the number of entities.
+func (g *Graph) LinkEntities(ctx context.Context, text string) ([]kgmem.EntityMention, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !utf8.ValidString(text) {
+		return nil, fmt.Errorf("pgraph: link entities: text %q is not valid UTF-8: %w", text, kgmem.ErrInvalidArgument)
+	}
+	units := splitUnits(text)
+	if len(units) == 0 {
+		return []kgmem.EntityMention{}, nil // as kgmem's in-memory graph answers
+	}
+	keys := slices.DeleteFunc(spanKeys(units), func(k string) bool { return !storable(k) })
+	rows, err := g.pool.Query(ctx, linkQuery, g.ns, keys)
+	if err != nil {
+		return nil, fmt.Errorf("pgraph: link entities: %w", err)
+	}
+	candidates, err := collectEntities(rows)
+	if err != nil {
+		return nil, fmt.Errorf("pgraph: link entities: %w", err)
+	}
+	return kgmem.LinkWithKeywords(ctx, linkCandidates{g, candidates}, text)
+}
+
+const linkQuery = "SELECT " + entityColumns + " FROM " + entitiesTable + " WHERE namespace = $1 AND link_keys && $2"
+
+// linkCandidates answers kgmem.LinkWithKeywords' keyword search with the
+// entities already fetched by link key: every entity the text can link is
+// among them, and the matching rules ignore the others.
+type linkCandidates struct {
+	kgmem.KnowledgeGraph
+	entities []kgmem.Entity
+}
+
+func (c linkCandidates) FindByKeywords(context.Context, []string) ([]kgmem.Entity, error) {
+	return c.entities, nil
+}
+
+// FindTags returns, sorted in byte order, every tag in use in the
+// namespace that starts with prefix after prefix is lower-cased. An empty
+// prefix returns every tag. A prefix that is not valid UTF-8 returns
+// kgmem.ErrInvalidArgument. Cost: one query reading the tags of every
+// entity of the namespace.
+func (g *Graph) FindTags(ctx context.Context, prefix string) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !utf8.ValidString(prefix) {
+		return nil, fmt.Errorf("pgraph: tag prefix %q is not valid UTF-8: %w", prefix, kgmem.ErrInvalidArgument)
+	}
+	prefix = strings.ToLower(prefix)
+	if !storable(prefix) {
+		return nil, nil
+	}
+	rows, err := g.pool.Query(ctx, "SELECT DISTINCT t FROM "+entitiesTable+
+		", unnest(tags) AS t WHERE namespace = $1 AND tags <> '{}' AND starts_with(t, $2)", g.ns, prefix)
+	if err != nil {
+		return nil, fmt.Errorf("pgraph: find tags %q: %w", prefix, err)
+	}
+	tags, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("pgraph: find tags %q: %w", prefix, err)
+	}
+	if len(tags) == 0 {
+		return nil, nil
+	}
+	slices.Sort(tags)
+	return tags, nil
+}
+
+// SetEntityTags replaces the tags of the entity with the given ID and
+// returns how many it kept. Tags are trimmed, lower-cased, de-duplicated
+// keeping the first occurrence, emptied ones dropped, then cut to
+// MaxTagsPerEntity, as kgmem does. It returns an error wrapping
+// kgmem.ErrNotFound for an unknown entity and one wrapping
+// kgmem.ErrInvalidArgument for an empty or invalid ID or a tag that is not
+// valid UTF-8 or holds a NUL byte; on error nothing changes.
+func (g *Graph) SetEntityTags(ctx context.Context, id string, tags []string) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if err := validateID("entity", id); err != nil {
+		return 0, err
+	}
+	norm, err := normalizeTags(tags, g.tags.MaxTagsPerEntity)
+	if err != nil {
+		return 0, fmt.Errorf("pgraph: set tags of entity %q: %w", id, err)
+	}
+	for _, t := range norm {
+		if !storable(t) {
+			return 0, fmt.Errorf("pgraph: set tags of entity %q: tag %q contains a NUL byte, which PostgreSQL cannot store: %w",
+				id, t, kgmem.ErrInvalidArgument)
+		}
+	}
+	notFound := fmt.Errorf("pgraph: set tags of entity %q: %w", id, kgmem.ErrNotFound)
+	if !storable(id) {
+		return 0, notFound
+	}
+	err = g.retry(ctx, func() error {
+		tag, err := g.pool.Exec(ctx, "UPDATE "+entitiesTable+
+			" SET tags = $3, tag_grams = $4 WHERE namespace = $1 AND id = $2", g.ns, id, nonNil(norm), tagGrams(norm))
+		switch {
+		case err != nil:
+			return fmt.Errorf("pgraph: set tags of entity %q: %w", id, err)
+		case tag.RowsAffected() == 0:
+			return notFound
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return len(norm), nil
+}
+
+// EntityCountByTag returns how many entities of the namespace carry tag,
+// after tag is trimmed and lower-cased; 0 for a tag no entity has. A tag
+// that is not valid UTF-8 returns kgmem.ErrInvalidArgument. One query,
+// answered from the GIN index on tags.
+func (g *Graph) EntityCountByTag(ctx context.Context, tag string) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if !utf8.ValidString(tag) {
+		return 0, fmt.Errorf("pgraph: tag %q is not valid UTF-8: %w", tag, kgmem.ErrInvalidArgument)
+	}
+	tag = normalizeTag(tag)
+	if tag == "" || !storable(tag) {
+		return 0, nil
+	}
+	var n int
+	err := g.pool.QueryRow(ctx, "SELECT count(*) FROM "+entitiesTable+
+		" WHERE namespace = $1 AND tags @> ARRAY[$2::text]", g.ns, tag).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("pgraph: count entities with tag %q: %w", tag, err)
+	}
+	return n, nil
+}
+
+// Clear deletes every entity and relation of the graph's namespace, in one
+// transaction. Other namespaces are untouched.
+func (g *Graph) Clear(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return g.retry(ctx, func() error {
+		err := pgx.BeginFunc(ctx, g.pool, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, "DELETE FROM "+relationsTable+" WHERE namespace = $1", g.ns); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, "DELETE FROM "+entitiesTable+" WHERE namespace = $1", g.ns)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("pgraph: clear namespace %q: %w", g.ns, err)
+		}
+		return nil
+	})
+}
+
+// maxAttempts is how many times a write runs when PostgreSQL aborts it
+// with a deadlock or a serialization failure, which concurrent writers
+// can cause (two RemoveEntity calls cascading over the same relations in
+// opposite orders, for example).
+const maxAttempts = 5
+
+// retry runs write until it succeeds, fails for a reason other than a
+// deadlock, a serialization failure or errRetry, or has run maxAttempts
+// times. Each failed attempt rolled back completely.
+func (g *Graph) retry(ctx context.Context, write func() error) error {
+	for attempt := 1; ; attempt++ {
+		err := write()
+		if err == nil || !retryable(err) {
+			return err
+		}
+		if attempt == maxAttempts {
+			if errors.Is(err, errRetry) {
+				return fmt.Errorf("pgraph: write kept conflicting with concurrent writers after %d attempts: %w", attempt, err)
+			}
+			return err
+		}
+		pause := time.Duration(1+rand.IntN(1<<attempt)) * time.Millisecond
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(pause):
+		}
+	}
+}
+
+func retryable(err error) bool {
+	if errors.Is(err, errRetry) {
+		return true
+	}
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "40P01" || pgErr.Code == "40001")
+}
+
+func isForeignKeyViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23503"
+}
+
+// encodeProperties returns the JSON object of m; "{}" for an empty map.
+func encodeProperties(m map[string]string) (string, error) {
+	if len(m) == 0 {
+		return "{}", nil
+	}
+	b, err := json.Marshal(m)
+	return string(b), err
+}
+
+// nonNil returns s, or an empty slice for nil, so that arrays are stored
+// as '{}' rather than NULL.
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// scanEntity reads the entityColumns of one row. Empty slices and maps
+// come back nil, as kgmem's in-memory graph returns them.
+func scanEntity(row pgx.Row) (kgmem.Entity, error) {
+	var (
+		e     kgmem.Entity
+		props []byte
+	)
+	if err := row.Scan(&e.ID, &e.Name, &e.Type, &e.Description, &e.Aliases, &e.Tags, &props, &e.SourceIDs); err != nil {
+		return kgmem.Entity{}, err
+	}
+	var err error
+	e.Properties, err = decodeProperties(props)
+	e.Aliases, e.Tags, e.SourceIDs = nilIfEmpty(e.Aliases), nilIfEmpty(e.Tags), nilIfEmpty(e.SourceIDs)
+	return e, err
+}
+
+// scanRelation reads the relationColumns of one row.
+func scanRelation(row pgx.Row) (kgmem.Relation, error) {
+	var (
+		r     kgmem.Relation
+		props []byte
+	)
+	if err := row.Scan(&r.SourceID, &r.TargetID, &r.Type, &r.Weight, &props, &r.SourceIDs); err != nil {
+		return kgmem.Relation{}, err
+	}
+	var err error
+	r.Properties, err = decodeProperties(props)
+	r.SourceIDs = nilIfEmpty(r.SourceIDs)
+	return r, err
+}
+
+func collectEntities(rows pgx.Rows) ([]kgmem.Entity, error) {
+	defer rows.Close()
+	var out []kgmem.Entity
+	for rows.Next() {
+		e, err := scanEntity(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+func decodeProperties(b []byte) (map[string]string, error) {
+	if len(b) == 0 || string(b) == "{}" {
+		return nil, nil
+	}
+	var m map[string]string
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("decode properties: %w", err)
+	}
+	if len(m) == 0 {
+		return nil, nil
+	}
+	return m, nil
+}
+
+func nilIfEmpty(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
