@@ -19,6 +19,6 @@ func TestConformance(t *testing.T) {
 // default, so that every tag check also exercises the cut.
 func TestConformanceSmallTagLimit(t *testing.T) {
 	kgmemtest.Run(t, func(t *testing.T) kgmem.KnowledgeGraph {
-		return kgmem.NewInMemoryGraph(kgmem.WithTagConstraints(kgmem.TagConstraints{MaxTagsPerEntity: 3}))
+		return kgmem.NewInMemoryGraph(kgmem.WithTagConstraints(kgmem.TagConstraints{MaxTagsPerEntity: 2}))
 	})
 }

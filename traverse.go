@@ -13,7 +13,11 @@ import (
 // GetRelated and FindPaths with exactly InMemoryGraph's semantics — the
 // same ordering, ties, caps and errors — from TraverseRelated and
 // TraversePaths. Each call covers a whole frontier, so a database backend
-// answers each hop with one query.
+// answers each hop with one query. Order matters in one case only: when
+// TraversePaths' budget or per-hop cap cuts a search, which partial paths
+// were explored among equally scored ones can depend on the order Neighbors
+// reports relations in; every answer that is not Truncated is independent
+// of it.
 type Neighborhood interface {
 	// Neighbors calls visit once for every relation that touches one of ids
 	// and may be walked away from it in direction dir, restricted to the
