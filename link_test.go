@@ -52,6 +52,7 @@ func TestLinkEntities(t *testing.T) {
 		kgmem.Entity{ID: "god:apollo", Name: "Phoebus", Aliases: []string{"apollo"}},
 		kgmem.Entity{ID: "k8s", Name: "Kubernetes", Aliases: []string{"K8s"}},
 		kgmem.Entity{ID: "song", Name: "Believe"},
+		kgmem.Entity{ID: "gw", Name: "ＡＰＩ Gateway"},
 		kgmem.Entity{ID: "album", Name: "BELIEVE"},
 	)
 	tests := []struct {
@@ -70,6 +71,8 @@ func TestLinkEntities(t *testing.T) {
 		{"googlers", nil},
 		{"张三和项目A", []linked{{"p:zs", "张三", false, 1}, {"prj:a", "项目A", false, 1}}},
 		{"Ｋ８ｓ cluster", []linked{{"k8s", "Ｋ８ｓ", true, 0.9}}},
+		// A full-width name links from ASCII text, by both paths.
+		{"where are the api gateway docs", []linked{{"gw", "api gateway", false, 1}}},
 		{"", nil},
 		{"？！…", nil},
 		// Several entities bear the words: the one spelled as written wins;

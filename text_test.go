@@ -19,7 +19,7 @@ func TestFoldRuneOrbits(t *testing.T) {
 			t.Fatalf("foldRune(%U) = %U is not a letter", r, f)
 		}
 	}
-	if got := foldString("ΣΊΣΥΦΟΣ Kelvin STRASSE"); got != "σίσυφοσ kelvin strasse" {
+	if got := foldString("ΣΊΣΥΦΟΣ Kelvin STRASSE ＡＰＩ"); got != "σίσυφοσ kelvin strasse api" {
 		t.Fatalf("foldString = %q", got)
 	}
 }

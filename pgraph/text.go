@@ -195,9 +195,11 @@ func normalizeTags(tags []string, max int) ([]string, error) {
 
 func normalizeTag(t string) string { return strings.ToLower(strings.TrimSpace(t)) }
 
-// foldRune maps r to the lower case of its upper case, so that every rune
-// of a case-folding orbit maps to the same rune, as kgmem folds.
+// foldRune narrows full-width ASCII forms, then maps r to the lower case of
+// its upper case, so that every rune of a case-folding orbit maps to the
+// same rune, as kgmem folds.
 func foldRune(r rune) rune {
+	r = narrow(r)
 	if r < utf8.RuneSelf {
 		if 'A' <= r && r <= 'Z' {
 			return r + 'a' - 'A'
