@@ -30,16 +30,42 @@
 //
 // # Errors
 //
-// Errors wrap one of the sentinels [ErrNotFound], [ErrInvalidArgument] or
-// [ErrNoPath] (test with errors.Is) and name the offending value. A write
-// that fails leaves the graph exactly as it was. A cancelled context makes
-// a method return ctx.Err(); traversals check it between hops.
+// Errors wrap one of the sentinels (test with errors.Is) and name the
+// offending value: [ErrNotFound] for a missing entity, relation or page,
+// [ErrInvalidArgument] for a value that breaks a documented rule,
+// [ErrNoPath] when FindPaths finds nothing, [ErrClosed] after Close,
+// [ErrLocked] when another Open holds a durable graph's files, and
+// [ErrJournal] when a durable graph cannot write its journal. A write that
+// fails leaves the graph exactly as it was. A cancelled context makes a
+// method return ctx.Err(); traversals check it between hops.
+//
+// # Persistence
+//
+// [Open] returns an [InMemoryGraph] that lives on disk: every write is
+// appended to a CRC-framed journal (and, by default, fsynced) before it
+// returns, [InMemoryGraph.Compact] folds the journal into a snapshot, and
+// a crash at any point loses no acknowledged write. Snapshots alone are
+// [InMemoryGraph.WriteTo], [InMemoryGraph.ReadFrom], SaveFile and LoadFile,
+// for graphs and for [InMemoryKnowledgeStore]. The formats and the crash
+// cases are described below, under Durable graphs and Snapshots.
 //
 // # Performance
 //
 // Entity IDs are interned to dense slot numbers and each entity keeps its
 // relations in incoming and outgoing adjacency lists, so GetRelated costs
-// O(V+E) over what it reaches, never a scan of the whole graph. The
-// benchmarks in bench_test.go time it against graphs of up to a million
-// relations.
+// O(V+E) over what it reaches, never a scan of the whole graph; building the
+// answer (paths, relation and entity copies) is most of its cost, so pass
+// TraverseOptions.Limit when you need the best few. FindPaths meets in the
+// middle and prunes by score. A graph holds about 180 bytes per entity and
+// 95 per relation. The benchmarks (go test -bench .) time every operation
+// on generated graphs of up to a million relations against specialised
+// baselines; the README quotes the figures.
+//
+// # Backends
+//
+// Another storage engine implements [KnowledgeGraph] and reuses kgmem's
+// traversal by implementing [Neighborhood] and calling [TraverseRelated] and
+// [TraversePaths]; package kgmem/kgmemtest checks it against the contract,
+// and the module github.com/kgmem/kgmem/pgraph is such a backend on
+// PostgreSQL.
 package kgmem

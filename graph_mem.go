@@ -19,6 +19,7 @@ type Option interface {
 type graphConfig struct {
 	tags       TagConstraints
 	pathBudget int
+	durable    durableConfig // settings of Open (durable.go); NewInMemoryGraph ignores them
 }
 
 type optionFunc func(*graphConfig)

@@ -1,0 +1,949 @@
+// # Snapshots
+//
+// [InMemoryGraph.WriteTo] and [InMemoryGraph.ReadFrom] (and SaveFile and
+// LoadFile, which write and read a file atomically) turn a graph into a
+// byte stream and back; [InMemoryKnowledgeStore] has the same four methods.
+// A graph snapshot is JSON Lines text in UTF-8: one JSON object per line,
+// each line ended by '\n'. The first line is the header:
+//
+//	{"format":"kgmem-graph","version":1,"seq":S,"entities":N,"relations":M}
+//
+// format is always "kgmem-graph" and version 1 (a reader refuses any other
+// value). seq is present only in the snapshot of a durable graph (see
+// [Open]): the sequence number of the last journal record the snapshot
+// holds. entities and relations count the lines that follow: N lines, one
+// [Entity] each in its JSON form (the struct tags of Entity), ordered by
+// ID, then M lines, one [Relation] each, ordered by key (SourceID,
+// TargetID, Type). Nothing follows the last relation. Empty fields are left
+// out, map keys are sorted, and floats are written in the shortest form
+// that reads back to the same value, so two equal graphs always give
+// byte-identical snapshots, whatever order they were built in.
+//
+// A line may be at most [MaxLineSize] (64 MiB) long, its newline excluded;
+// WriteTo refuses to write a longer one, so every snapshot it writes can be
+// read back, and a reader never holds more than one such line of a hostile
+// input in memory at a time.
+//
+// Reading checks every rule a write checks ([InMemoryGraph.AddEntity],
+// [InMemoryGraph.AddRelation]) and more: the header's format, version and
+// counts; valid UTF-8; no unknown field; no duplicate entity ID or relation
+// key; every relation's endpoints among the snapshot's entities; no entity
+// with more distinct tags than MaxTagsPerEntity (reading never drops data
+// silently); no bytes after the last line. Tags are normalised as AddEntity
+// normalises them. A reader either replaces the contents entirely or,
+// on an error that names the line, changes nothing.
+//
+// A knowledge store snapshot has the same shape with the header
+//
+//	{"format":"kgmem-pages","version":1,"pages":N}
+//
+// followed by N lines, one [KnowledgePage] each, ordered by ID.
+package kgmem
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Snapshot format identifiers and limits.
+const (
+	// GraphFormat is the format name in a graph snapshot's header.
+	GraphFormat = "kgmem-graph"
+	// PagesFormat is the format name in a knowledge store snapshot's header.
+	PagesFormat = "kgmem-pages"
+	// SnapshotVersion is the snapshot format version this package writes
+	// and the only one it reads.
+	SnapshotVersion = 1
+	// MaxLineSize is the longest snapshot line, newline excluded, that
+	// kgmem writes or reads: 64 MiB. It bounds the memory a hostile
+	// snapshot can make a reader allocate for one line.
+	MaxLineSize = 64 << 20
+)
+
+// preallocCap bounds how many items a reader reserves room for on the word
+// of a header; past it, collections grow as lines arrive.
+const preallocCap = 1 << 16
+
+// snapshotHeader is the first line of a graph snapshot.
+type snapshotHeader struct {
+	Format    string `json:"format"`
+	Version   int    `json:"version"`
+	Seq       uint64 `json:"seq,omitempty"`
+	Entities  int64  `json:"entities"`
+	Relations int64  `json:"relations"`
+}
+
+// pagesHeader is the first line of a knowledge store snapshot.
+type pagesHeader struct {
+	Format  string `json:"format"`
+	Version int    `json:"version"`
+	Pages   int64  `json:"pages"`
+}
+
+var (
+	_ io.WriterTo   = (*InMemoryGraph)(nil)
+	_ io.ReaderFrom = (*InMemoryGraph)(nil)
+	_ io.WriterTo   = (*InMemoryKnowledgeStore)(nil)
+	_ io.ReaderFrom = (*InMemoryKnowledgeStore)(nil)
+)
+
+// graphData is a consistent copy of a graph's contents, as a snapshot
+// holds them.
+type graphData struct {
+	seq       uint64
+	entities  []Entity
+	relations []Relation
+	// The relations of entities[k] are relations[first[k]:first[k+1]],
+	// and relations[i] ends at entities[dst[i]].
+	first []int32
+	dst   []int32
+	// Set by sort: the snapshot lists entities[entityOrder[0]],
+	// entities[entityOrder[1]], … then relations[relationOrder[0]], …
+	entityOrder, relationOrder []int32
+}
+
+// capture copies the graph's contents, grouped by source entity; the caller
+// holds g.mu. The copy shares nothing mutable with the graph. Cost: O(n+m).
+func (g *InMemoryGraph) capture() *graphData {
+	d := &graphData{
+		entities:  make([]Entity, 0, len(g.ids)),
+		relations: make([]Relation, 0, g.relCount),
+		first:     make([]int32, 0, len(g.ids)+1),
+		dst:       make([]int32, 0, g.relCount),
+	}
+	index := make([]int32, len(g.nodes)) // slot -> index in d.entities
+	for s := range g.nodes {
+		if g.nodes[s].live() {
+			index[s] = int32(len(d.entities))
+			d.entities = append(d.entities, g.nodes[s].entity())
+		}
+	}
+	for s := range g.nodes {
+		n := &g.nodes[s]
+		if !n.live() {
+			continue
+		}
+		d.first = append(d.first, int32(len(d.relations)))
+		for _, a := range n.out {
+			d.relations = append(d.relations, g.relation(a.rel))
+			d.dst = append(d.dst, index[a.to])
+		}
+	}
+	d.first = append(d.first, int32(len(d.relations)))
+	return d
+}
+
+// sort orders the contents as a snapshot lists them: entities by ID,
+// relations by key. Relations are ordered by their source's rank, then
+// within each source's group by target rank and type, so that the strings
+// of two relation keys are compared only when both join the same entities.
+// Cost: O(n log n + m log d) for the largest out-degree d.
+func (d *graphData) sort() {
+	order := make([]int32, len(d.entities))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return cmpString(d.entities[a].ID, d.entities[b].ID) })
+	rank := make([]int32, len(order))
+	for r, k := range order {
+		rank[k] = int32(r)
+	}
+	rels := make([]int32, 0, len(d.relations))
+	for _, k := range order {
+		start := len(rels)
+		for i := d.first[k]; i < d.first[k+1]; i++ {
+			rels = append(rels, i)
+		}
+		slices.SortFunc(rels[start:], func(a, b int32) int {
+			if ra, rb := rank[d.dst[a]], rank[d.dst[b]]; ra != rb {
+				return int(ra - rb)
+			}
+			return cmpString(d.relations[a].Type, d.relations[b].Type)
+		})
+	}
+	d.entityOrder, d.relationOrder = order, rels
+}
+
+// write writes d, sorted, as a snapshot.
+func (d *graphData) write(w io.Writer) (int64, error) {
+	lw := newLineWriter(w)
+	lw.encode(snapshotHeader{
+		Format: GraphFormat, Version: SnapshotVersion, Seq: d.seq,
+		Entities: int64(len(d.entities)), Relations: int64(len(d.relations)),
+	})
+	for _, k := range d.entityOrder {
+		lw.encode(&d.entities[k])
+	}
+	for _, i := range d.relationOrder {
+		if r := &d.relations[i]; !lw.plainRelation(r) {
+			lw.encode(r)
+		}
+	}
+	return lw.finish()
+}
+
+// lineWriter encodes values as JSON Lines through a buffer.
+type lineWriter struct {
+	w       *bufio.Writer
+	buf     bytes.Buffer // encode's line
+	enc     *json.Encoder
+	scratch []byte // plainRelation's line
+	n       int64
+	line    int
+	err     error
+}
+
+func newLineWriter(w io.Writer) *lineWriter {
+	lw := &lineWriter{w: bufio.NewWriterSize(w, 1<<16)}
+	lw.enc = json.NewEncoder(&lw.buf)
+	lw.enc.SetEscapeHTML(false)
+	return lw
+}
+
+// encode writes v as the next line; after an error it does nothing.
+func (lw *lineWriter) encode(v any) {
+	if lw.err != nil {
+		return
+	}
+	lw.line++
+	lw.buf.Reset()
+	if err := lw.enc.Encode(v); err != nil {
+		lw.err = fmt.Errorf("kgmem: snapshot line %d: %w", lw.line, err)
+		return
+	}
+	if lw.buf.Len()-1 > MaxLineSize {
+		lw.err = fmt.Errorf("kgmem: snapshot line %d is %d bytes, more than MaxLineSize (%d): %w",
+			lw.line, lw.buf.Len()-1, MaxLineSize, ErrInvalidArgument)
+		return
+	}
+	n, err := lw.w.Write(lw.buf.Bytes())
+	lw.n += int64(n)
+	if err != nil {
+		lw.err = fmt.Errorf("kgmem: write snapshot line %d: %w", lw.line, err)
+	}
+}
+
+// plainRelation writes r as the next line, byte for byte as encode would,
+// when r has no properties or sources and its strings need no escaping in
+// JSON, and reports whether it did. It skips encoding/json's reflection
+// for the commonest line of a large snapshot.
+func (lw *lineWriter) plainRelation(r *Relation) bool {
+	if lw.err != nil || r.Properties != nil || r.SourceIDs != nil ||
+		!plainJSON(r.SourceID) || !plainJSON(r.TargetID) || !plainJSON(r.Type) {
+		return false
+	}
+	lw.line++
+	b := lw.scratch[:0]
+	b = append(b, `{"source_id":"`...)
+	b = append(b, r.SourceID...)
+	b = append(b, `","target_id":"`...)
+	b = append(b, r.TargetID...)
+	b = append(b, `","type":"`...)
+	b = append(b, r.Type...)
+	b = append(b, `","weight":`...)
+	b = appendJSONFloat(b, r.Weight)
+	b = append(b, "}\n"...)
+	lw.scratch = b
+	if len(b)-1 > MaxLineSize {
+		lw.err = fmt.Errorf("kgmem: snapshot line %d is %d bytes, more than MaxLineSize (%d): %w",
+			lw.line, len(b)-1, MaxLineSize, ErrInvalidArgument)
+		return true
+	}
+	n, err := lw.w.Write(b)
+	lw.n += int64(n)
+	if err != nil {
+		lw.err = fmt.Errorf("kgmem: write snapshot line %d: %w", lw.line, err)
+	}
+	return true
+}
+
+// plainJSON reports whether s is printable ASCII without '"' or '\\', so
+// that JSON writes it between quotes unchanged.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// appendJSONFloat appends f as encoding/json writes a float64: the
+// shortest decimal that reads back as f, in exponent form below 1e-6 or
+// from 1e21 on, with a one-digit negative exponent written without its
+// leading zero.
+func appendJSONFloat(b []byte, f float64) []byte {
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+// finish flushes the buffer and returns the bytes written and the first
+// error.
+func (lw *lineWriter) finish() (int64, error) {
+	if lw.err != nil {
+		return lw.n, lw.err
+	}
+	if err := lw.w.Flush(); err != nil {
+		return lw.n, fmt.Errorf("kgmem: write snapshot: %w", err)
+	}
+	return lw.n, nil
+}
+
+// WriteTo writes a snapshot of the graph to w in the format described
+// under Snapshots in the package documentation: a header line, then every
+// entity ordered by ID, then every relation ordered by key. Equal graphs
+// give byte-identical snapshots. It returns the number of bytes written.
+//
+// The contents are copied under the read lock, which is released before
+// anything is written, so a slow w never holds up other callers; the
+// snapshot is the graph as it was at one instant. A line longer than
+// MaxLineSize (an entity with a huge description) returns an error
+// wrapping ErrInvalidArgument, and an error from w is returned wrapped.
+// After Close it returns an error wrapping ErrClosed.
+//
+// Cost: O(n log n + m log d) time for n entities, m relations and a
+// largest out-degree d, and one copy of the graph's contents in memory;
+// the read lock is held only for the O(n+m) copy.
+func (g *InMemoryGraph) WriteTo(w io.Writer) (int64, error) {
+	if err := g.rlock(); err != nil {
+		return 0, err
+	}
+	d := g.capture()
+	if dl, ok := g.journal.(*durableLog); ok {
+		d.seq = dl.seq
+	}
+	g.mu.RUnlock()
+	d.sort()
+	return d.write(w)
+}
+
+// ReadFrom replaces the graph's contents with the snapshot read from r,
+// reading r to its end, and returns the number of bytes read.
+//
+// The snapshot is validated completely (see Snapshots in the package
+// documentation) and built into a new graph with the same TagConstraints
+// before anything changes; only then are the contents swapped in, under
+// the write lock. On any error the graph is left exactly as it was. An
+// invalid snapshot returns an error wrapping ErrInvalidArgument that names
+// the line (the header is line 1); an error from r is returned wrapped,
+// with the line it interrupted.
+//
+// On a durable graph (see [Open]) the new contents are also written as its
+// snapshot, and the journal is started afresh, before ReadFrom returns;
+// other calls wait meanwhile. If the snapshot cannot be written the graph
+// is unchanged; an error after the new snapshot is in place (syncing the
+// directory, replacing the journal) is returned with the new contents kept,
+// as on disk. After Close ReadFrom returns an error wrapping ErrClosed
+// without reading r.
+func (g *InMemoryGraph) ReadFrom(r io.Reader) (int64, error) {
+	if err := g.rlock(); err != nil {
+		return 0, err
+	}
+	g.mu.RUnlock()
+	fresh, _, n, err := readGraph(r, inputSize(r), g.newEmpty())
+	if err != nil {
+		return n, err
+	}
+	if dl, ok := g.journal.(*durableLog); ok {
+		return n, dl.replace(g, fresh)
+	}
+	if err := g.lock(); err != nil {
+		return n, err
+	}
+	g.adopt(fresh)
+	g.mu.Unlock()
+	return n, nil
+}
+
+// newEmpty returns an empty graph with g's options and no journal.
+func (g *InMemoryGraph) newEmpty() *InMemoryGraph {
+	return NewInMemoryGraph(WithTagConstraints(g.tags), WithPathBudget(g.pathBudget))
+}
+
+// adopt moves the contents of fresh, a graph nobody else holds, into g;
+// the caller holds g.mu for writing. g keeps its lock, options, journal
+// and closed flag; fresh must not be used afterwards.
+func (g *InMemoryGraph) adopt(fresh *InMemoryGraph) {
+	g.ids = fresh.ids
+	g.nodes = fresh.nodes
+	g.freeNodes = fresh.freeNodes
+	g.rels = fresh.rels
+	g.freeRels = fresh.freeRels
+	g.relCount = fresh.relCount
+	g.types = fresh.types
+	g.tagIndex = fresh.tagIndex
+	g.names = fresh.names
+}
+
+// inputSize returns how many bytes r holds when it can tell cheaply (a
+// bytes.Reader, strings.Reader or bytes.Buffer, or a regular file read
+// from its start), and -1 otherwise. It only sizes allocations.
+func inputSize(r io.Reader) int64 {
+	switch v := r.(type) {
+	case interface{ Len() int }:
+		return int64(v.Len())
+	case *os.File:
+		if fi, err := v.Stat(); err == nil && fi.Mode().IsRegular() {
+			return fi.Size()
+		}
+	}
+	return -1
+}
+
+// readGraph reads a graph snapshot from r into g, an empty graph that
+// nobody else holds, and returns it with the header. size is the length of
+// the input when it is known, or -1; it lets the header's counts be trusted
+// as far as the input could hold them.
+func readGraph(r io.Reader, size int64, g *InMemoryGraph) (*InMemoryGraph, snapshotHeader, int64, error) {
+	lr := newLineReader(r, "snapshot")
+	var h snapshotHeader
+	if err := lr.header(&h); err != nil {
+		return nil, h, lr.n, err
+	}
+	if h.Format != GraphFormat {
+		return nil, h, lr.n, lr.invalid("format %q, want %q", h.Format, GraphFormat)
+	}
+	if h.Version != SnapshotVersion {
+		return nil, h, lr.n, lr.invalid("unsupported version %d, want %d", h.Version, SnapshotVersion)
+	}
+	if h.Entities < 0 || h.Relations < 0 {
+		return nil, h, lr.n, lr.invalid("negative count: %d entities, %d relations", h.Entities, h.Relations)
+	}
+	maxTags := g.tags.MaxTagsPerEntity
+	entityNames, relationNames := jsonNames(reflect.TypeFor[Entity]()), jsonNames(reflect.TypeFor[Relation]())
+	// Room for as many lines as the header announces and the input can
+	// hold: every entity line takes at least 10 bytes, every relation line
+	// 57.
+	reserve := func(n, lineSize int64) int64 {
+		if size < 0 {
+			return min(n, preallocCap)
+		}
+		return min(n, max(preallocCap, size/lineSize))
+	}
+	ents := make([]Entity, 0, reserve(h.Entities, 10))
+	ids := make(map[string]int, reserve(h.Entities, 10)) // index in ents
+	var decoded Entity                                   // reused, so that each entity does not escape
+	for i := int64(0); i < h.Entities; i++ {
+		decoded = Entity{}
+		if err := lr.value(&decoded, "entity", entityNames); err != nil {
+			return nil, h, lr.n, err
+		}
+		e := decoded
+		if err := validateEntity(&e); err != nil {
+			return nil, h, lr.n, lr.wrap(err)
+		}
+		if _, dup := ids[e.ID]; dup {
+			return nil, h, lr.n, lr.invalid("duplicate entity %q", e.ID)
+		}
+		tags, err := storedTags(e.ID, e.Tags, maxTags)
+		if err != nil {
+			return nil, h, lr.n, lr.wrap(err)
+		}
+		e.Tags = tags
+		ids[e.ID] = len(ents)
+		ents = append(ents, e)
+	}
+	rels := make([]Relation, 0, reserve(h.Relations, 57))
+	var decodedRel Relation           // reused, as decoded
+	types := make(map[string]string)  // relation types, each string allocated once
+	var keys map[RelationKey]struct{} // built only once the relations are found out of order
+	relLine := lr.line + 1
+	for i := int64(0); i < h.Relations; i++ {
+		line, err := lr.nextValue()
+		if err != nil {
+			return nil, h, lr.n, err
+		}
+		var r Relation
+		fast := false
+		if src, dst, typ, w, ok := fastRelation(line); ok && utf8.Valid(line) {
+			si, ok1 := ids[string(src)]
+			di, ok2 := ids[string(dst)]
+			t, ok3 := types[string(typ)]
+			if !ok3 {
+				t = string(typ)
+				types[t] = t
+			}
+			if ok1 && ok2 {
+				// Endpoints share the entities' ID strings.
+				r = Relation{SourceID: ents[si].ID, TargetID: ents[di].ID, Type: t, Weight: w}
+				fast = true
+			}
+		}
+		if !fast {
+			decodedRel = Relation{}
+			if err := decodeStrict(line, &decodedRel, relationNames); err != nil {
+				return nil, h, lr.n, lr.invalid("relation: %v", err)
+			}
+			r = decodedRel
+		}
+		if err := validateRelation(&r); err != nil {
+			return nil, h, lr.n, lr.wrap(err)
+		}
+		for _, id := range [2]string{r.SourceID, r.TargetID} {
+			if _, ok := ids[id]; !ok {
+				return nil, h, lr.n, lr.invalid("relation %q -[%s]-> %q: entity %q is not in the snapshot",
+					r.SourceID, r.Type, r.TargetID, id)
+			}
+		}
+		// Snapshots kgmem writes are in strictly increasing key order,
+		// which rules out duplicates without an index of every key.
+		if keys == nil && len(rels) > 0 && compareKeys(rels[len(rels)-1].Key(), r.Key()) >= 0 {
+			keys = make(map[RelationKey]struct{}, len(rels))
+			for j := range rels {
+				keys[rels[j].Key()] = struct{}{}
+			}
+		}
+		if keys != nil {
+			if _, dup := keys[r.Key()]; dup {
+				return nil, h, lr.n, lr.invalid("duplicate relation %q -[%s]-> %q", r.SourceID, r.Type, r.TargetID)
+			}
+			keys[r.Key()] = struct{}{}
+		}
+		rels = append(rels, r)
+	}
+	if err := lr.end(); err != nil {
+		return nil, h, lr.n, err
+	}
+	if err := g.AddBatch(context.Background(), ents, rels); err != nil {
+		// Everything AddBatch checks was checked above with line numbers.
+		return nil, h, lr.n, withContext(err, "%s lines 2-%d", lr.what, relLine+len(rels)-1)
+	}
+	return g, h, lr.n, nil
+}
+
+// fastRelation parses the commonest relation line, the one WriteTo writes
+// for a relation without properties or sources whose strings need no
+// escapes:
+//
+//	{"source_id":"S","target_id":"T","type":"Y","weight":W}
+//
+// and returns its parts, which alias line. ok is false for any other line,
+// which encoding/json then decodes; for a line it accepts, the result is
+// what encoding/json would give. line is valid UTF-8.
+func fastRelation(line []byte) (src, dst, typ []byte, w float64, ok bool) {
+	rest := line
+	cut := func(prefix string) bool {
+		if len(rest) < len(prefix) || string(rest[:len(prefix)]) != prefix {
+			return false
+		}
+		rest = rest[len(prefix):]
+		return true
+	}
+	str := func(prefix string) ([]byte, bool) {
+		if !cut(prefix) {
+			return nil, false
+		}
+		for i, c := range rest {
+			switch {
+			case c == '"':
+				s := rest[:i]
+				rest = rest[i+1:]
+				return s, true
+			case c == '\\' || c < 0x20:
+				return nil, false
+			}
+		}
+		return nil, false
+	}
+	if src, ok = str(`{"source_id":"`); !ok {
+		return
+	}
+	if dst, ok = str(`,"target_id":"`); !ok {
+		return
+	}
+	if typ, ok = str(`,"type":"`); !ok {
+		return
+	}
+	if !cut(`,"weight":`) || len(rest) < 2 || rest[len(rest)-1] != '}' {
+		return nil, nil, nil, 0, false
+	}
+	num := rest[:len(rest)-1]
+	if !isJSONNumber(num) {
+		return nil, nil, nil, 0, false
+	}
+	w, err := strconv.ParseFloat(string(num), 64)
+	if err != nil {
+		return nil, nil, nil, 0, false
+	}
+	return src, dst, typ, w, true
+}
+
+// isJSONNumber reports whether b is a JSON number:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func isJSONNumber(b []byte) bool {
+	i := 0
+	digits := func() int {
+		j := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i - j
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case digits() == 0:
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(b)
+}
+
+// storedTags normalises tags as AddEntity does, and returns an error
+// wrapping ErrInvalidArgument when that would drop tags because there are
+// more than max distinct ones.
+func storedTags(id string, tags []string, max int) ([]string, error) {
+	norm, err := normalizeTags(tags, math.MaxInt)
+	if err != nil {
+		return nil, err
+	}
+	if len(norm) > max {
+		return nil, fmt.Errorf("kgmem: entity %q has %d distinct tags, more than MaxTagsPerEntity (%d): %w",
+			id, len(norm), max, ErrInvalidArgument)
+	}
+	return norm, nil
+}
+
+// lineReader reads a snapshot line by line, counting lines and bytes and
+// refusing lines longer than MaxLineSize.
+type lineReader struct {
+	r    *bufio.Reader
+	what string // "snapshot"
+	n    int64  // bytes consumed
+	line int    // number of the last line read; the header is 1
+	buf  []byte
+}
+
+func newLineReader(r io.Reader, what string) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, 1<<16), what: what}
+}
+
+// errEOF reports a clean end of input at a line boundary.
+var errEOF = errors.New("end of input")
+
+// next returns the next line without its newline. The slice is valid until
+// the following call. At a clean end of input it returns errEOF.
+func (lr *lineReader) next() ([]byte, error) {
+	lr.line++
+	lr.buf = lr.buf[:0]
+	for {
+		frag, err := lr.r.ReadSlice('\n')
+		lr.n += int64(len(frag))
+		switch {
+		case err == nil:
+			if len(lr.buf) == 0 {
+				line := frag[:len(frag)-1]
+				if len(line) > MaxLineSize {
+					return nil, lr.invalid("line longer than MaxLineSize (%d bytes)", MaxLineSize)
+				}
+				return line, nil
+			}
+			lr.buf = append(lr.buf, frag[:len(frag)-1]...)
+			if len(lr.buf) > MaxLineSize {
+				return nil, lr.invalid("line longer than MaxLineSize (%d bytes)", MaxLineSize)
+			}
+			return lr.buf, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			lr.buf = append(lr.buf, frag...)
+			if len(lr.buf) > MaxLineSize {
+				return nil, lr.invalid("line longer than MaxLineSize (%d bytes)", MaxLineSize)
+			}
+		case errors.Is(err, io.EOF):
+			if len(lr.buf)+len(frag) == 0 {
+				return nil, errEOF
+			}
+			return nil, lr.invalid("last line has no newline: the %s is truncated", lr.what)
+		default:
+			return nil, fmt.Errorf("kgmem: read %s line %d: %w", lr.what, lr.line, err)
+		}
+	}
+}
+
+// header reads the first line into h, a pointer to a header struct.
+func (lr *lineReader) header(h any) error {
+	line, err := lr.next()
+	if err == errEOF {
+		return lr.invalid("empty input: no header")
+	}
+	if err != nil {
+		return err
+	}
+	if err := decodeStrict(line, h, jsonNames(reflect.TypeOf(h).Elem())); err != nil {
+		return lr.invalid("header: %v", err)
+	}
+	return nil
+}
+
+// nextValue returns the next line, which the header announced.
+func (lr *lineReader) nextValue() ([]byte, error) {
+	line, err := lr.next()
+	if err == errEOF {
+		return nil, lr.invalid("unexpected end of %s: the header announces more lines", lr.what)
+	}
+	return line, err
+}
+
+// value reads the next line into v, a pointer to an entity, relation or
+// page whose JSON names are known.
+func (lr *lineReader) value(v any, what string, known []string) error {
+	line, err := lr.nextValue()
+	if err != nil {
+		return err
+	}
+	if err := decodeStrict(line, v, known); err != nil {
+		return lr.invalid("%s: %v", what, err)
+	}
+	return nil
+}
+
+// end checks that nothing follows the last announced line.
+func (lr *lineReader) end() error {
+	_, err := lr.next()
+	if err == errEOF {
+		lr.line--
+		return nil
+	}
+	if err != nil && !errors.Is(err, ErrInvalidArgument) {
+		return err
+	}
+	return lr.invalid("data after the last line the header announces")
+}
+
+// invalid returns an error wrapping ErrInvalidArgument that names the
+// current line.
+func (lr *lineReader) invalid(format string, args ...any) error {
+	return fmt.Errorf("kgmem: %s line %d: %s: %w", lr.what, lr.line, fmt.Sprintf(format, args...), ErrInvalidArgument)
+}
+
+// wrap prefixes err, which wraps ErrInvalidArgument, with the current line.
+func (lr *lineReader) wrap(err error) error {
+	return withContext(err, "%s line %d", lr.what, lr.line)
+}
+
+// contextError puts context in front of an error's message without
+// repeating its "kgmem: " prefix, and wraps it.
+type contextError struct {
+	context string // "kgmem: snapshot line 3"
+	err     error
+}
+
+func (e *contextError) Error() string {
+	return e.context + ": " + strings.TrimPrefix(e.err.Error(), "kgmem: ")
+}
+
+func (e *contextError) Unwrap() error { return e.err }
+
+// withContext returns err with "kgmem: " + the formatted context in front.
+func withContext(err error, format string, args ...any) error {
+	return &contextError{context: "kgmem: " + fmt.Sprintf(format, args...), err: err}
+}
+
+// decodeStrict decodes the JSON object in line into v, a pointer to a
+// struct, refusing invalid UTF-8, anything after the object, and a key
+// that is not in known, the JSON names of v's fields (see jsonNames;
+// compared exactly; keys of nested objects are left to encoding/json).
+func decodeStrict(line []byte, v any, known []string) error {
+	if !utf8.Valid(line) {
+		return errors.New("not valid UTF-8")
+	}
+	if err := json.Unmarshal(line, v); err != nil {
+		return err
+	}
+	return checkKeys(line, known)
+}
+
+// checkKeys returns an error naming the first key of the JSON object in
+// line, which is valid JSON, that is not in known.
+func checkKeys(line []byte, known []string) error {
+	depth, expectKey := 0, false
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '"':
+			j := i + 1
+			escaped := false
+			for ; line[j] != '"'; j++ {
+				if line[j] == '\\' {
+					escaped = true
+					j++
+				}
+			}
+			if depth == 1 && expectKey {
+				key := line[i+1 : j]
+				if escaped {
+					var k string
+					if err := json.Unmarshal(line[i:j+1], &k); err != nil {
+						return err
+					}
+					key = []byte(k)
+				}
+				if !slices.ContainsFunc(known, func(s string) bool { return s == string(key) }) {
+					return fmt.Errorf("unknown field %q", key)
+				}
+				expectKey = false
+			}
+			i = j
+		case '{':
+			depth++
+			expectKey = depth == 1
+		case '[':
+			depth++
+		case '}', ']':
+			depth--
+		case ',':
+			expectKey = depth == 1
+		}
+	}
+	return nil
+}
+
+// jsonNames returns the JSON names of the fields of struct type t, as
+// encoding/json names them (promoted fields of embedded structs included).
+func jsonNames(t reflect.Type) []string {
+	var names []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case name == "-":
+		case f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct:
+			names = append(names, jsonNames(f.Type)...)
+		case !f.IsExported():
+		case name == "":
+			names = append(names, f.Name)
+		default:
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// SaveFile writes a snapshot of the graph to the file at path, atomically:
+// it writes a temporary file in the same directory, syncs it to stable
+// storage, renames it over path and syncs the directory, so that after a
+// crash path holds either the old snapshot or the complete new one. An
+// existing file's permission bits are kept; a new file gets 0600. Errors
+// name the file and wrap the cause (an fs error, or what WriteTo returns).
+func (g *InMemoryGraph) SaveFile(path string) error {
+	return saveFile(path, func(w io.Writer) error {
+		_, err := g.WriteTo(w)
+		return err
+	})
+}
+
+// LoadFile replaces the graph's contents with the snapshot in the file at
+// path, as ReadFrom does: on any error the graph is unchanged, and an
+// invalid snapshot returns an error wrapping ErrInvalidArgument that names
+// the file and the line.
+func (g *InMemoryGraph) LoadFile(path string) error {
+	return loadFile(path, func(r io.Reader) error {
+		_, err := g.ReadFrom(r)
+		return err
+	})
+}
+
+// saveFile writes a file atomically through write (see SaveFile).
+func saveFile(path string, write func(io.Writer) error) error {
+	tmp, err := writeTemp(path, write)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("kgmem: save %s: %w", path, err)
+	}
+	if err := syncDir(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("kgmem: save %s: sync directory: %w", path, err)
+	}
+	return nil
+}
+
+// writeTemp writes a new temporary file beside path through write, syncs
+// and closes it, and returns its name. On error nothing is left behind.
+func writeTemp(path string, write func(io.Writer) error) (name string, err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, base+tempInfix+"*")
+	if err != nil {
+		return "", fmt.Errorf("kgmem: save %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if fi, err := os.Stat(path); err == nil {
+		if err := f.Chmod(fi.Mode().Perm()); err != nil {
+			return "", fmt.Errorf("kgmem: save %s: %w", path, err)
+		}
+	}
+	if err := write(f); err != nil {
+		return "", withContext(err, "save %s", path)
+	}
+	if err := f.Sync(); err != nil {
+		return "", fmt.Errorf("kgmem: save %s: sync: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return "", fmt.Errorf("kgmem: save %s: %w", path, err)
+	}
+	return f.Name(), nil
+}
+
+// tempInfix joins a file's name and the random suffix of its temporary
+// files: memory.kg.tmp-123456.
+const tempInfix = ".tmp-"
+
+// loadFile opens path and reads it through read.
+func loadFile(path string, read func(io.Reader) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("kgmem: load %s: %w", path, err)
+	}
+	defer f.Close()
+	if err := read(f); err != nil {
+		return withContext(err, "load %s", path)
+	}
+	return nil
+}
