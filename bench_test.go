@@ -1,11 +1,22 @@
 package kgmem
 
+// Benchmarks. Graph fixtures come from package benchgraph's seeded
+// generator and are built once per process; page corpora are generated from
+// fixed seeds too. Every benchmark honours -short by keeping its smallest
+// size, which is how CI runs them (-benchtime 1x) so that none can rot.
+
 import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/kgmem/kgmem/internal/benchgraph"
 )
 
 // benchRareTerm appears in exactly benchRarePages pages of every generated
@@ -108,4 +119,600 @@ func BenchmarkSearch(b *testing.B) {
 			}
 		})
 	}
+}
+
+// Graph benchmarks. Fixtures are generated from fixed seeds, so every run
+// times the same graphs, and built once per process.
+
+// benchGraphSpec describes a generated graph (see package benchgraph).
+type benchGraphSpec = benchgraph.Spec
+
+// benchSizes are the entity/relation counts the traversal benchmarks use;
+// -short keeps the smallest.
+func benchSizes() [][2]int {
+	if testing.Short() {
+		return benchgraph.Sizes[:1]
+	}
+	return benchgraph.Sizes
+}
+
+// shortCount writes 1000 as 1k and 1000000 as 1e6.
+func shortCount(n int) string { return benchgraph.ShortCount(n) }
+
+// benchData is a generated graph as kgmem values.
+type benchData struct {
+	entities  []Entity
+	relations []Relation
+}
+
+// generateBench generates spec's graph as kgmem values.
+func generateBench(spec benchGraphSpec) benchData {
+	gg := benchgraph.Generate(spec)
+	d := benchData{entities: make([]Entity, len(gg.IDs)), relations: make([]Relation, len(gg.Relations))}
+	for i := range gg.IDs {
+		d.entities[i] = Entity{ID: gg.IDs[i], Name: gg.Names[i]}
+	}
+	for i, r := range gg.Relations {
+		d.relations[i] = Relation{SourceID: gg.IDs[r.Source], TargetID: gg.IDs[r.Target], Type: r.Type, Weight: r.Weight}
+	}
+	return d
+}
+
+func (d benchData) build(tb testing.TB) *InMemoryGraph {
+	g := NewInMemoryGraph()
+	if err := g.AddBatch(context.Background(), d.entities, d.relations); err != nil {
+		tb.Fatal(err)
+	}
+	return g
+}
+
+// benchFixture is a generated graph with its CSR twin and start entities.
+type benchFixture struct {
+	data   benchData
+	g      *InMemoryGraph
+	csr    *csrGraph
+	starts []string // entities with at least one relation, drawn at random
+}
+
+var (
+	benchMu       sync.Mutex
+	benchFixtures = map[benchGraphSpec]*benchFixture{}
+)
+
+func fixture(tb testing.TB, spec benchGraphSpec) *benchFixture {
+	benchMu.Lock()
+	defer benchMu.Unlock()
+	if f, ok := benchFixtures[spec]; ok {
+		return f
+	}
+	f := &benchFixture{data: generateBench(spec)}
+	f.g = f.data.build(tb)
+	f.csr = newCSR(f.data)
+	rng := rand.New(rand.NewPCG(1, uint64(spec.Relations)))
+	for len(f.starts) < 64 {
+		e := f.data.entities[rng.IntN(len(f.data.entities))]
+		s := f.g.ids[e.ID]
+		if len(f.g.nodes[s].out)+len(f.g.nodes[s].in) > 0 {
+			f.starts = append(f.starts, e.ID)
+		}
+	}
+	benchFixtures[spec] = f
+	return f
+}
+
+// csrGraph is the comparison baseline: entity IDs interned to dense
+// integers and adjacency in compressed sparse rows, the fastest layout for a
+// static graph. It exists only to measure GetRelated against.
+type csrGraph struct {
+	ids             map[string]int32
+	entities        []Entity
+	relations       []Relation
+	outOff, inOff   []int32
+	outTo, inTo     []int32
+	outRel, inRel   []int32 // index in relations
+	outW, inW       []float64
+	stamp           []uint32
+	epoch           uint32
+	score           []float64
+	parent, prel    []int32
+	frontier, next_ []int32
+	reached         []int32
+}
+
+func newCSR(d benchData) *csrGraph {
+	n := len(d.entities)
+	c := &csrGraph{ids: make(map[string]int32, n), outOff: make([]int32, n+1), inOff: make([]int32, n+1),
+		entities: d.entities, relations: d.relations}
+	for i, e := range d.entities {
+		c.ids[e.ID] = int32(i)
+	}
+	for _, r := range d.relations {
+		c.outOff[c.ids[r.SourceID]+1]++
+		c.inOff[c.ids[r.TargetID]+1]++
+	}
+	for i := range n {
+		c.outOff[i+1] += c.outOff[i]
+		c.inOff[i+1] += c.inOff[i]
+	}
+	m := len(d.relations)
+	c.outTo, c.inTo = make([]int32, m), make([]int32, m)
+	c.outW, c.inW = make([]float64, m), make([]float64, m)
+	c.outRel, c.inRel = make([]int32, m), make([]int32, m)
+	outPos, inPos := slices.Clone(c.outOff[:n]), slices.Clone(c.inOff[:n])
+	for i, r := range d.relations {
+		s, t := c.ids[r.SourceID], c.ids[r.TargetID]
+		c.outTo[outPos[s]], c.outW[outPos[s]], c.outRel[outPos[s]] = t, r.Weight, int32(i)
+		outPos[s]++
+		c.inTo[inPos[t]], c.inW[inPos[t]], c.inRel[inPos[t]] = s, r.Weight, int32(i)
+		inPos[t]++
+	}
+	c.stamp = make([]uint32, n)
+	c.score = make([]float64, n)
+	c.parent, c.prel = make([]int32, n), make([]int32, n)
+	return c
+}
+
+// bfs visits every entity within depth hops of start, keeping each entity's
+// best score at its fewest-hop distance (ties: first found), and returns the
+// reached entities in hop order. stamp[v] - base is the hop at which v was
+// reached in this call.
+func (c *csrGraph) bfs(start string, depth int, dir Direction) (reached []int32, base uint32) {
+	base = c.epoch + 1
+	c.epoch += uint32(depth) + 1
+	s := c.ids[start]
+	c.stamp[s], c.score[s], c.parent[s] = base, 1, -1
+	frontier := append(c.frontier[:0], s)
+	reached = c.reached[:0]
+	for hop := 1; hop <= depth && len(frontier) > 0; hop++ {
+		cur := base + uint32(hop)
+		next := c.next_[:0]
+		visit := func(u int32, su float64, to, rel []int32, w []float64) {
+			for i, v := range to {
+				sc := su * w[i]
+				switch st := c.stamp[v]; {
+				case st < base:
+					c.stamp[v], c.score[v], c.parent[v], c.prel[v] = cur, sc, u, rel[i]
+					next = append(next, v)
+				case st == cur && sc > c.score[v]:
+					c.score[v], c.parent[v], c.prel[v] = sc, u, rel[i]
+				}
+			}
+		}
+		for _, u := range frontier {
+			su := c.score[u]
+			if dir != Incoming {
+				lo, hi := c.outOff[u], c.outOff[u+1]
+				visit(u, su, c.outTo[lo:hi], c.outRel[lo:hi], c.outW[lo:hi])
+			}
+			if dir != Outgoing {
+				lo, hi := c.inOff[u], c.inOff[u+1]
+				visit(u, su, c.inTo[lo:hi], c.inRel[lo:hi], c.inW[lo:hi])
+			}
+		}
+		reached = append(reached, next...)
+		frontier, c.next_ = next, frontier
+	}
+	c.frontier, c.reached = frontier, reached
+	return reached, base
+}
+
+// related is the baseline with GetRelated's output: the reached entities
+// sorted by score, hops and ID, each with a copy of the entity, its path
+// and the relations along it.
+func (c *csrGraph) related(start string, depth int, dir Direction) []ScoredEntity {
+	reached, base := c.bfs(start, depth, dir)
+	slices.SortFunc(reached, func(a, b int32) int {
+		switch {
+		case c.score[a] > c.score[b]:
+			return -1
+		case c.score[a] < c.score[b]:
+			return 1
+		case c.stamp[a] != c.stamp[b]:
+			return int(c.stamp[a]) - int(c.stamp[b])
+		}
+		return cmpString(c.entities[a].ID, c.entities[b].ID)
+	})
+	out := make([]ScoredEntity, len(reached))
+	for i, v := range reached {
+		k := int(c.stamp[v] - base)
+		path, rels := make([]string, k+1), make([]Relation, k)
+		for n, j := v, k; j >= 0; n, j = c.parent[n], j-1 {
+			path[j] = c.entities[n].ID
+			if j > 0 {
+				rels[j-1] = c.relations[c.prel[n]]
+			}
+		}
+		out[i] = ScoredEntity{Entity: c.entities[v], Score: c.score[v], Path: path, Relations: rels}
+	}
+	return out
+}
+
+func BenchmarkGetRelated(b *testing.B) {
+	ctx := context.Background()
+	for _, shape := range []string{"powerlaw", "uniform"} {
+		for _, size := range benchSizes() {
+			spec := benchGraphSpec{Shape: shape, Entities: size[0], Relations: size[1]}
+			b.Run(spec.String(), func(b *testing.B) {
+				f := fixture(b, spec)
+				for _, depth := range []int{2, 3} {
+					for _, dir := range []Direction{Both, Outgoing} {
+						name := fmt.Sprintf("depth=%d/dir=%v", depth, dir)
+						opts := TraverseOptions{Depth: depth, Direction: dir}
+						var reached int
+						b.Run(name+"/impl=kgmem", func(b *testing.B) {
+							b.ReportAllocs()
+							reached = 0
+							for i := 0; b.Loop(); i++ {
+								res, err := f.g.GetRelated(ctx, f.starts[i%len(f.starts)], opts)
+								if err != nil {
+									b.Fatal(err)
+								}
+								reached += len(res)
+							}
+							b.ReportMetric(float64(reached)/float64(b.N), "entities/op")
+						})
+						b.Run(name+"/impl=csr+result", func(b *testing.B) {
+							b.ReportAllocs()
+							n := 0
+							for i := 0; b.Loop(); i++ {
+								n += len(f.csr.related(f.starts[i%len(f.starts)], depth, dir))
+							}
+							b.ReportMetric(float64(n)/float64(b.N), "entities/op")
+						})
+						b.Run(name+"/impl=csr-visit", func(b *testing.B) {
+							b.ReportAllocs()
+							n := 0
+							for i := 0; b.Loop(); i++ {
+								reached, _ := f.csr.bfs(f.starts[i%len(f.starts)], depth, dir)
+								n += len(reached)
+							}
+							b.ReportMetric(float64(n)/float64(b.N), "entities/op")
+						})
+					}
+				}
+			})
+		}
+	}
+}
+
+// dfsPaths is the comparison baseline for FindPaths: a one-sided depth-first
+// enumeration of simple paths from src with the same pruning (a partial
+// path scoring below the k-th best complete path is abandoned) and the same
+// ranking. It returns the same answer as FindPaths when nothing truncates.
+func dfsPaths(g *InMemoryGraph, src, dst string, opts PathOptions) []candidate {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	st := g.step(opts.RelationTypes)
+	ps := &pathSearch{st: st, k: opts.MaxPaths}
+	if ps.k == 0 {
+		ps.k = defaultMaxPaths
+	}
+	target := g.ids[dst]
+	nodes := []int32{g.ids[src]}
+	var rels []int32
+	var walk func(score float64)
+	walk = func(score float64) {
+		at := nodes[len(nodes)-1]
+		if at == target {
+			ps.consider(candidate{nodes: slices.Clone(nodes), rels: slices.Clone(rels), score: score})
+			return
+		}
+		if len(rels) == opts.MaxHops {
+			return
+		}
+		type step struct {
+			to, rel int32
+			w       float64
+		}
+		var steps []step
+		_ = st.expand(context.Background(), nodes[len(nodes)-1:], opts.Direction, func(_ int, to, rel int32, w float64) {
+			steps = append(steps, step{to, rel, w})
+		})
+		for _, s := range steps {
+			next := score * s.w
+			if next < ps.threshold() || slices.Contains(nodes, s.to) {
+				continue
+			}
+			nodes, rels = append(nodes, s.to), append(rels, s.rel)
+			walk(next)
+			nodes, rels = nodes[:len(nodes)-1], rels[:len(rels)-1]
+		}
+	}
+	walk(1)
+	return ps.best
+}
+
+// pathPairs returns source/target pairs of f's graph that are joined by a
+// path of at most maxHops relations, found by GetRelated, so that every
+// timed FindPaths call has an answer to find.
+func (f *benchFixture) pathPairs(tb testing.TB, maxHops int, dir Direction) [][2]string {
+	var pairs [][2]string
+	for _, s := range f.starts {
+		related, err := f.g.GetRelated(context.Background(), s, TraverseOptions{Depth: maxHops, Direction: dir})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if len(related) > 0 {
+			pairs = append(pairs, [2]string{s, related[len(related)/2].Entity.ID})
+		}
+		if len(pairs) == 16 {
+			break
+		}
+	}
+	return pairs
+}
+
+// pathBenchSizes are the graphs the FindPaths benchmarks use. One-sided
+// enumeration is exponential in MaxHops, so they stop at 100k relations.
+func pathBenchSizes() [][2]int {
+	sizes := [][2]int{{1_000, 5_000}, {10_000, 100_000}}
+	if testing.Short() {
+		return sizes[:1]
+	}
+	return sizes
+}
+
+func BenchmarkFindPaths(b *testing.B) {
+	ctx := context.Background()
+	for _, shape := range []string{"powerlaw", "uniform"} {
+		for _, size := range pathBenchSizes() {
+			spec := benchGraphSpec{Shape: shape, Entities: size[0], Relations: size[1]}
+			b.Run(spec.String(), func(b *testing.B) {
+				f := fixture(b, spec)
+				for _, hops := range []int{4, 6} {
+					for _, dir := range []Direction{Outgoing, Both} {
+						opts := PathOptions{MaxHops: hops, Direction: dir}
+						pairs := f.pathPairs(b, hops, dir)
+						name := fmt.Sprintf("hops=%d/dir=%v", hops, dir)
+						b.Run(name+"/impl=kgmem", func(b *testing.B) {
+							// Both implementations must give the same answer;
+							// check the first pair before timing.
+							res, err := f.g.FindPaths(ctx, pairs[0][0], pairs[0][1], opts)
+							if err != nil {
+								b.Fatal(err)
+							}
+							want := toPaths(f.g.step(nil), dfsPaths(f.g, pairs[0][0], pairs[0][1], opts))
+							if len(res.Paths) != len(want) || res.Paths[0].Score != want[0].Score {
+								b.Fatalf("FindPaths and the one-sided enumeration disagree: %v vs %v", res.Paths, want)
+							}
+							b.ReportAllocs()
+							for i := 0; b.Loop(); i++ {
+								p := pairs[i%len(pairs)]
+								res, err := f.g.FindPaths(ctx, p[0], p[1], opts)
+								if err != nil || res.Truncated {
+									b.Fatalf("FindPaths: truncated %v, %v", res.Truncated, err)
+								}
+							}
+						})
+						b.Run(name+"/impl=one-sided-dfs", func(b *testing.B) {
+							b.ReportAllocs()
+							for i := 0; b.Loop(); i++ {
+								p := pairs[i%len(pairs)]
+								if len(dfsPaths(f.g, p[0], p[1], opts)) == 0 {
+									b.Fatal("no path")
+								}
+							}
+						})
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkMemory builds the largest benchmark graph and reports the heap
+// it holds: bytes per entity (measured after adding the entities) and bytes
+// per relation (measured after adding the relations on top). Time per op is
+// the build time and means little.
+func BenchmarkMemory(b *testing.B) {
+	sizes := benchSizes()
+	size := sizes[len(sizes)-1]
+	spec := benchGraphSpec{Shape: "powerlaw", Entities: size[0], Relations: size[1]}
+	d := generateBench(spec)
+	ctx := context.Background()
+	b.Run(spec.String(), func(b *testing.B) {
+		var perEntity, perRelation float64
+		for b.Loop() {
+			before := heapInUse()
+			g := NewInMemoryGraph()
+			for _, e := range d.entities {
+				if err := g.AddEntity(ctx, e); err != nil {
+					b.Fatal(err)
+				}
+			}
+			withEntities := heapInUse()
+			for _, r := range d.relations {
+				if err := g.AddRelation(ctx, r); err != nil {
+					b.Fatal(err)
+				}
+			}
+			withRelations := heapInUse()
+			perEntity = float64(withEntities-before) / float64(len(d.entities))
+			perRelation = float64(withRelations-withEntities) / float64(len(d.relations))
+			runtime.KeepAlive(g)
+		}
+		b.ReportMetric(perEntity, "bytes/entity")
+		b.ReportMetric(perRelation, "bytes/relation")
+	})
+}
+
+// heapInUse returns the live heap after a full collection.
+func heapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// BenchmarkWrites times single-threaded writes: one AddRelation call per
+// relation against AddBatch of the same relations, into a graph that holds
+// the entities already.
+func BenchmarkWrites(b *testing.B) {
+	size := benchSizes()[0]
+	if !testing.Short() {
+		size = benchSizes()[1]
+	}
+	spec := benchGraphSpec{Shape: "powerlaw", Entities: size[0], Relations: size[1]}
+	d := generateBench(spec)
+	ctx := context.Background()
+	fresh := func(b *testing.B) *InMemoryGraph {
+		b.StopTimer()
+		g := NewInMemoryGraph()
+		if err := g.AddBatch(ctx, d.entities, nil); err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		b.StartTimer()
+		return g
+	}
+	b.Run(spec.String()+"/op=AddRelation", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			g := fresh(b)
+			for _, r := range d.relations {
+				if err := g.AddRelation(ctx, r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(d.relations)), "ns/relation")
+	})
+	b.Run(spec.String()+"/op=AddBatch", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			g := fresh(b)
+			if err := g.AddBatch(ctx, nil, d.relations); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(d.relations)), "ns/relation")
+	})
+	b.Run(spec.String()+"/op=AddEntity", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			b.StopTimer()
+			g := NewInMemoryGraph()
+			b.StartTimer()
+			for _, e := range d.entities {
+				if err := g.AddEntity(ctx, e); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(d.entities)), "ns/entity")
+	})
+}
+
+// BenchmarkGetRelatedParallel runs GetRelated from 1 and from 2 goroutines
+// on the same graph; with readers sharing the lock, throughput should
+// nearly double on two cores. It reports traversals per second.
+func BenchmarkGetRelatedParallel(b *testing.B) {
+	size := benchSizes()[0]
+	if !testing.Short() {
+		size = benchSizes()[1]
+	}
+	spec := benchGraphSpec{Shape: "powerlaw", Entities: size[0], Relations: size[1]}
+	f := fixture(b, spec)
+	opts := TraverseOptions{Depth: 2, Direction: Both, Limit: 50}
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("%s/goroutines=%d", spec, workers), func(b *testing.B) {
+			b.ReportAllocs()
+			var wg sync.WaitGroup
+			per := (b.N + workers - 1) / workers
+			b.ResetTimer()
+			for w := range workers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := range per {
+						start := f.starts[(w*per+i)%len(f.starts)]
+						if _, err := f.g.GetRelated(context.Background(), start, opts); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			b.ReportMetric(float64(per*workers)/b.Elapsed().Seconds(), "traversals/s")
+		})
+	}
+}
+
+// retrieveFixture is a memory of the size an agent accumulates over months:
+// a power-law graph of 40k entities and 130k relations whose entities cite
+// 5k generated pages, and queries that name one or two entities among other
+// words.
+type retrieveFixture struct {
+	r       *MemoryRetriever
+	queries []string
+}
+
+func newRetrieveFixture(tb testing.TB, entities, relations, pages int) *retrieveFixture {
+	ctx := context.Background()
+	spec := benchGraphSpec{Shape: "powerlaw", Entities: entities, Relations: relations}
+	d := generateBench(spec)
+	rng := rand.New(rand.NewPCG(9, 9))
+	vocab := benchVocabulary(rng, 5000)
+	for i := range d.entities {
+		d.entities[i].SourceIDs = []string{fmt.Sprintf("page-%05d", rng.IntN(pages))}
+	}
+	g := NewInMemoryGraph()
+	if err := g.AddBatch(ctx, d.entities, d.relations); err != nil {
+		tb.Fatal(err)
+	}
+	s := NewInMemoryKnowledgeStore()
+	words := func(n int) string {
+		var b []byte
+		for i := range n {
+			if i > 0 {
+				b = append(b, ' ')
+			}
+			b = append(b, vocab[rng.IntN(len(vocab))]...)
+		}
+		return string(b)
+	}
+	for i := range pages {
+		content := words(40) + " " + d.entities[rng.IntN(len(d.entities))].Name + " " + words(40)
+		if err := s.Put(ctx, KnowledgePage{ID: fmt.Sprintf("page-%05d", i), Title: words(5), Content: content}); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	f := &retrieveFixture{r: NewMemoryRetriever(s, RetrieverConfig{}, WithKnowledgeGraph(g))}
+	for range 200 {
+		q := "what does " + d.entities[rng.IntN(len(d.entities))].Name + " know about " + words(2)
+		if rng.IntN(2) == 0 {
+			q += " and " + d.entities[rng.IntN(len(d.entities))].Name
+		}
+		f.queries = append(f.queries, q)
+	}
+	return f
+}
+
+// BenchmarkRetrieve times Hybrid retrieval with the default configuration
+// and reports the median and 99th percentile latency of single calls.
+func BenchmarkRetrieve(b *testing.B) {
+	entities, relations, pages := 40_000, 130_000, 5_000
+	if testing.Short() {
+		entities, relations, pages = 4_000, 13_000, 500
+	}
+	f := newRetrieveFixture(b, entities, relations, pages)
+	ctx := context.Background()
+	name := fmt.Sprintf("entities=%s/relations=%s/pages=%s", shortCount(entities), shortCount(relations), shortCount(pages))
+	b.Run(name, func(b *testing.B) {
+		b.ReportAllocs()
+		var lat []time.Duration
+		for i := 0; b.Loop(); i++ {
+			start := time.Now()
+			res, err := f.r.Retrieve(ctx, f.queries[i%len(f.queries)])
+			if err != nil || len(res.Items) == 0 {
+				b.Fatalf("Retrieve: %d items, %v", len(res.Items), err)
+			}
+			lat = append(lat, time.Since(start))
+		}
+		slices.Sort(lat)
+		b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+		b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+	})
 }
