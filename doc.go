@@ -65,7 +65,9 @@
 //
 // Another storage engine implements [KnowledgeGraph] and reuses kgmem's
 // traversal by implementing [Neighborhood] and calling [TraverseRelated] and
-// [TraversePaths]; package kgmem/kgmemtest checks it against the contract,
-// and the module github.com/kgmem/kgmem/pgraph is such a backend on
-// PostgreSQL.
+// [TraversePaths], and applies InMemoryGraph's text rules through
+// [ValidateEntity], [ValidateRelation], [NormalizeTags], [Fold],
+// [PrepareKeywords] and [LinkKey]; package kgmem/kgmemtest checks it against
+// the contract, and the module github.com/kgmem/kgmem/pgraph is such a
+// backend on PostgreSQL.
 package kgmem

@@ -157,14 +157,18 @@ func foldKeywords(keywords []string) ([]string, error) {
 // countKeywordMatches returns how many of the folded keywords occur in n's
 // ID, name, an alias or a tag. buf is scratch space reused across calls.
 func (n *node) countKeywordMatches(folded []string, buf *[]string) int {
-	texts := append((*buf)[:0], foldString(n.id), foldString(n.name))
-	if n.more != nil {
-		for _, a := range n.more.aliases {
-			texts = append(texts, foldString(a))
-		}
-		for _, t := range n.more.tags {
-			texts = append(texts, foldString(t))
-		}
+	return keywordMatches(folded, buf, n.id, n.name, n.aliases(), n.tags())
+}
+
+// keywordMatches returns how many of the folded keywords occur in the
+// folded form of id, name, an alias or a tag. buf is scratch space.
+func keywordMatches(folded []string, buf *[]string, id, name string, aliases, tags []string) int {
+	texts := append((*buf)[:0], foldString(id), foldString(name))
+	for _, a := range aliases {
+		texts = append(texts, foldString(a))
+	}
+	for _, t := range tags {
+		texts = append(texts, foldString(t))
 	}
 	*buf = texts
 	count := 0

@@ -158,7 +158,7 @@ func (g *Graph) entityRow(e *kgmem.Entity) ([]any, error) {
 	if err := validateEntity(e); err != nil {
 		return nil, err
 	}
-	tags, _ := normalizeTags(e.Tags, g.tags.MaxTagsPerEntity) // validated above
+	tags, _ := kgmem.NormalizeTags(e.Tags, g.tags.MaxTagsPerEntity) // validated above
 	props, err := encodeProperties(e.Properties)
 	if err != nil {
 		return nil, fmt.Errorf("pgraph: entity %q: %w", e.ID, err)
@@ -200,7 +200,7 @@ func (g *Graph) RemoveEntity(ctx context.Context, id string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := validateID("entity", id); err != nil {
+	if err := validateID(id); err != nil {
 		return err
 	}
 	notFound := fmt.Errorf("pgraph: remove entity %q: %w", id, kgmem.ErrNotFound)
@@ -291,7 +291,7 @@ func (g *Graph) RemoveRelation(ctx context.Context, sourceID, targetID, relation
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := validateKey(sourceID, targetID, relationType); err != nil {
+	if err := kgmem.ValidateRelationKey(sourceID, targetID, relationType); err != nil {
 		return err
 	}
 	notFound := fmt.Errorf("pgraph: remove relation %q -[%s]-> %q: %w", sourceID, relationType, targetID, kgmem.ErrNotFound)
@@ -361,7 +361,8 @@ func (g *Graph) FindByKeywords(ctx context.Context, keywords []string) ([]kgmem.
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	folded, err := foldKeywords(keywords)
+	kw, err := kgmem.PrepareKeywords(keywords)
+	folded := kw.Folded()
 	if err != nil || len(folded) == 0 {
 		return nil, err
 	}
@@ -383,7 +384,7 @@ func (g *Graph) FindByKeywords(ctx context.Context, keywords []string) ([]kgmem.
 	}
 	var hits []hit
 	for _, e := range candidates {
-		if c := countKeywordMatches(&e, folded); c > 0 {
+		if c := kw.Count(e); c > 0 {
 			hits = append(hits, hit{e, c})
 		}
 	}
@@ -436,11 +437,11 @@ func (g *Graph) LinkEntities(ctx context.Context, text string) ([]kgmem.EntityMe
 	if !utf8.ValidString(text) {
 		return nil, fmt.Errorf("pgraph: link entities: text %q is not valid UTF-8: %w", text, kgmem.ErrInvalidArgument)
 	}
-	units := splitUnits(text)
-	if len(units) == 0 {
+	spans := kgmem.LinkSpanKeys(text)
+	if len(spans) == 0 {
 		return []kgmem.EntityMention{}, nil // as kgmem's in-memory graph answers
 	}
-	keys := slices.DeleteFunc(spanKeys(units), func(k string) bool { return !storable(k) })
+	keys := slices.DeleteFunc(spans, func(k string) bool { return !storable(k) })
 	rows, err := g.pool.Query(ctx, linkQuery, g.ns, keys)
 	if err != nil {
 		return nil, fmt.Errorf("pgraph: link entities: %w", err)
@@ -509,10 +510,10 @@ func (g *Graph) SetEntityTags(ctx context.Context, id string, tags []string) (in
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	if err := validateID("entity", id); err != nil {
+	if err := validateID(id); err != nil {
 		return 0, err
 	}
-	norm, err := normalizeTags(tags, g.tags.MaxTagsPerEntity)
+	norm, err := kgmem.NormalizeTags(tags, g.tags.MaxTagsPerEntity)
 	if err != nil {
 		return 0, fmt.Errorf("pgraph: set tags of entity %q: %w", id, err)
 	}

@@ -98,7 +98,7 @@ func TestQueriesUseIndexes(t *testing.T) {
 	}
 
 	kwSQL, kwArgs := g.keywordQuery([]string{"project apollo", "阿波罗"})
-	linkKeys := spanKeys(splitUnits("who works on project apollo?"))
+	linkKeys := kgmem.LinkSpanKeys("who works on project apollo?")
 	frontier := []string{"e00010", "e00020", "e00030"}
 	for _, c := range []struct {
 		name  string

@@ -53,7 +53,7 @@ func TestLinkCandidatesComplete(t *testing.T) {
 		}
 		for range 10 {
 			text := randomText(rng, 1+rng.IntN(12))
-			spans := spanKeys(splitUnits(text))
+			spans := kgmem.LinkSpanKeys(text)
 			ms, err := g.LinkEntities(ctx, text)
 			if err != nil {
 				t.Fatal(err)
@@ -79,7 +79,7 @@ func TestKeywordGramsSuperset(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 8))
 	for range 5000 {
 		e := kgmem.Entity{ID: randomText(rng, 2), Name: randomText(rng, 3), Aliases: []string{randomText(rng, 2)}}
-		tags, _ := normalizeTags([]string{randomText(rng, 2), randomText(rng, 1)}, 8)
+		tags, _ := kgmem.NormalizeTags([]string{randomText(rng, 2), randomText(rng, 1)}, 8)
 		e.Tags = tags
 		grams, tgrams := entityGrams(e.ID, e.Name, e.Aliases, e.Tags)
 		// Keywords cut from the entity's own texts, so that many match.
@@ -91,11 +91,12 @@ func TestKeywordGramsSuperset(t *testing.T) {
 		i := rng.IntN(len(src))
 		j := i + 1 + rng.IntN(min(6, len(src)-i))
 		kw := strings.TrimSpace(string(src[i:j]))
-		folded, err := foldKeywords([]string{kw})
+		prepared, err := kgmem.PrepareKeywords([]string{kw})
+		folded := prepared.Folded()
 		if err != nil || len(folded) == 0 {
 			continue
 		}
-		if countKeywordMatches(&e, folded) == 0 {
+		if prepared.Count(e) == 0 {
 			continue
 		}
 		kg := keywordGrams(folded[0])

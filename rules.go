@@ -1,0 +1,90 @@
+package kgmem
+
+import "slices"
+
+// The rules below are the ones InMemoryGraph applies to text, exported so
+// that a KnowledgeGraph on other storage applies exactly the same ones: the
+// same validation and errors, tag normalisation, folding for keyword search,
+// and match keys for entity linking. Package pgraph uses them.
+
+// ValidateEntity returns the error AddEntity returns for an entity whose
+// content breaks a rule (an empty ID, a string that is not valid UTF-8),
+// wrapping ErrInvalidArgument, or nil.
+func ValidateEntity(e Entity) error { return validateEntity(&e) }
+
+// ValidateRelation returns the error AddRelation returns for a relation
+// whose content breaks a rule (an empty endpoint or type, a weight that is
+// NaN or outside [0,1], a string that is not valid UTF-8), wrapping
+// ErrInvalidArgument, or nil. Whether the endpoints exist is for the
+// backend to check.
+func ValidateRelation(r Relation) error { return validateRelation(&r) }
+
+// ValidateRelationKey returns the error RemoveRelation returns for a
+// malformed key, wrapping ErrInvalidArgument, or nil.
+func ValidateRelationKey(sourceID, targetID, relationType string) error {
+	return validateKey(sourceID, targetID, relationType)
+}
+
+// NormalizeTags applies the tag rule of SetEntityTags and AddEntity: tags
+// trimmed, lower-cased, de-duplicated keeping the first occurrence, empty
+// ones dropped, then cut to max. A tag that is not valid UTF-8 returns
+// ErrInvalidArgument. The result never aliases tags.
+func NormalizeTags(tags []string, max int) ([]string, error) {
+	return normalizeTags(tags, max)
+}
+
+// Fold returns the form kgmem compares text in for keyword search and
+// entity linking: every rune case-folded (K, k and the Kelvin sign alike)
+// and full-width ASCII forms narrowed (ＡＰＩ is api). Two strings that
+// differ only in case or width fold to the same string.
+func Fold(s string) string { return foldString(s) }
+
+// Keywords is a set of keywords prepared as FindByKeywords prepares them:
+// trimmed, folded, empty ones and duplicates dropped, in first-seen order.
+type Keywords struct{ folded []string }
+
+// PrepareKeywords prepares keywords for matching. A keyword that is not
+// valid UTF-8 returns ErrInvalidArgument.
+func PrepareKeywords(keywords []string) (Keywords, error) {
+	folded, err := foldKeywords(keywords)
+	return Keywords{folded}, err
+}
+
+// Folded returns the prepared keywords; none means FindByKeywords finds
+// nothing.
+func (k Keywords) Folded() []string { return slices.Clone(k.folded) }
+
+// Count returns how many of the keywords occur, as substrings after
+// folding, in e's ID, name, an alias or a tag: FindByKeywords returns the
+// entities with a count above zero, more first, then by ID.
+func (k Keywords) Count(e Entity) int {
+	var buf []string
+	return keywordMatches(k.folded, &buf, e.ID, e.Name, e.Aliases, e.Tags)
+}
+
+// LinkKey returns the match key under which entity linking finds a name or
+// alias, and false when linking cannot find it (no letters, digits or CJK
+// characters, or more than 16 words and CJK characters).
+func LinkKey(name string) (string, bool) {
+	key, _, ok := linkKey(name)
+	return key, ok
+}
+
+// LinkSpanKeys returns, sorted and without duplicates, the match keys of
+// every run of words and CJK characters in text that linking could match:
+// an entity can be linked from text only if the key of its name or of an
+// alias is among them. A backend stores LinkKey of each name and alias and
+// looks these up to find the candidates for LinkWithKeywords.
+func LinkSpanKeys(text string) []string {
+	units := splitUnits(text)
+	var keys []string
+	var key []byte
+	for i := range units {
+		for n := 1; n <= maxLinkUnits && i+n <= len(units); n++ {
+			key = appendKey(key[:0], units[i:i+n])
+			keys = append(keys, string(key))
+		}
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
