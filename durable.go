@@ -918,12 +918,7 @@ func (d *durableLog) compact(g *InMemoryGraph, auto bool) (err error) {
 		}()
 	}
 	data.sort()
-	var snapSize int64
-	tmp, err := writeTemp(d.path, func(w io.Writer) error {
-		var err error
-		snapSize, err = data.write(w)
-		return err
-	})
+	tmp, snapSize, err := d.writeSnapshot(data)
 	if err != nil {
 		return withContext(err, "compact %s", d.path)
 	}
@@ -944,6 +939,17 @@ func (d *durableLog) compact(g *InMemoryGraph, auto bool) (err error) {
 	return nil
 }
 
+// writeSnapshot writes data to a synced temporary file beside the snapshot
+// and returns its name and size.
+func (d *durableLog) writeSnapshot(data *graphData) (tmp string, size int64, err error) {
+	tmp, err = writeTemp(d.path, func(w io.Writer) error {
+		var err error
+		size, err = data.write(w)
+		return err
+	})
+	return tmp, size, err
+}
+
 // replace makes fresh's contents g's, durably: it writes them as the
 // snapshot with the next seq and starts an empty journal, then swaps them
 // into g. It is ReadFrom on a durable graph.
@@ -957,12 +963,7 @@ func (d *durableLog) replace(g *InMemoryGraph, fresh *InMemoryGraph) error {
 	}
 	defer g.mu.Unlock()
 	data.seq = d.seq + 1
-	var snapSize int64
-	tmp, err := writeTemp(d.path, func(w io.Writer) error {
-		var err error
-		snapSize, err = data.write(w)
-		return err
-	})
+	tmp, snapSize, err := d.writeSnapshot(data)
 	if err != nil {
 		return withContext(err, "replace %s", d.path)
 	}
