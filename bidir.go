@@ -14,6 +14,10 @@ import (
 // growing and PathResult.Truncated is set.
 const DefaultPathBudget = 1 << 19
 
+// maxPooledPartials is the most partial paths a graph keeps buffers for
+// between FindPaths calls (2 MiB).
+const maxPooledPartials = 1 << 16
+
 // defaultMaxPaths is PathOptions.MaxPaths when it is 0.
 const defaultMaxPaths = 3
 
@@ -45,7 +49,9 @@ type pathSide struct {
 	levels [][]int32 // levels[d]: partials of depth d, sorted by node, then score descending
 }
 
-// pathSearch holds one FindPaths call.
+// pathSearch holds one FindPaths call. Its sides and buffers are scratch
+// space that a graph reuses across calls (see pathScratch), so a search
+// allocates in proportion to its answer, not to what it explored.
 type pathSearch struct {
 	st        stepper
 	k         int
@@ -54,8 +60,11 @@ type pathSearch struct {
 	truncated bool
 	best      []candidate // best first, at most k
 
+	fwd, bwd           pathSide
+	front, nodes       []int32 // scratch for extend
 	fwdNodes, bwdNodes []int32 // scratch for offer
 	fwdRels, bwdRels   []int32
+	arena              []int32 // the nodes and relations of candidates
 }
 
 // candidate is a complete path in handles.
@@ -100,13 +109,16 @@ func validatePathOptions(opts *PathOptions) error {
 // as they exist, so short paths set the bar early: a partial whose score is
 // below the k-th best complete score cannot lead to a better path (weights
 // are at most 1) and is not grown.
-func findPaths(ctx context.Context, st stepper, src, dst int32, opts PathOptions, budget int) ([]candidate, bool, error) {
-	ps := &pathSearch{st: st, k: opts.MaxPaths, cap: opts.MaxNodesPerHop, budget: budget}
+// ps is scratch space from an earlier call or new; findPaths resets it.
+func findPaths(ctx context.Context, ps *pathSearch, st stepper, src, dst int32, opts PathOptions, budget int) ([]candidate, bool, error) {
+	ps.st, ps.k, ps.cap, ps.budget, ps.truncated, ps.best = st, opts.MaxPaths, opts.MaxNodesPerHop, budget, false, nil
+	ps.arena = ps.arena[:0]
 	if ps.k == 0 {
 		ps.k = defaultMaxPaths
 	}
-	fwd := newPathSide(src, dst, opts.Direction, 1)
-	bwd := newPathSide(dst, src, opts.Direction.reverse(), pathSlack)
+	fwd, bwd := &ps.fwd, &ps.bwd
+	fwd.reset(src, dst, opts.Direction, 1)
+	bwd.reset(dst, src, opts.Direction.reverse(), pathSlack)
 	fwdDepth, bwdDepth := (opts.MaxHops+1)/2, opts.MaxHops/2
 	for a := 1; a <= fwdDepth; a++ {
 		if err := ctx.Err(); err != nil {
@@ -136,18 +148,28 @@ func findPaths(ctx context.Context, st stepper, src, dst int32, opts PathOptions
 	return ps.best, ps.truncated, nil
 }
 
-func newPathSide(root, avoid int32, dir Direction, slack float64) *pathSide {
-	s := &pathSide{dir: dir, avoid: avoid, slack: slack}
-	s.parts = append(s.parts, partial{node: root, parent: -1, rel: -1, score: 1})
-	s.levels = append(s.levels, []int32{0})
-	return s
+// reset makes s a side holding only its root, keeping its buffers.
+func (s *pathSide) reset(root, avoid int32, dir Direction, slack float64) {
+	s.dir, s.avoid, s.slack = dir, avoid, slack
+	s.parts = append(s.parts[:0], partial{node: root, parent: -1, rel: -1, score: 1})
+	s.levels = s.levels[:0]
+	s.levels = append(s.levels, append(s.nextLevel(), 0))
+}
+
+// nextLevel returns an empty slice for the next level, reusing the backing
+// array of an earlier call's level at the same depth.
+func (s *pathSide) nextLevel() []int32 {
+	if n := len(s.levels); n < cap(s.levels) {
+		return s.levels[:n+1][n][:0]
+	}
+	return nil
 }
 
 // extend grows side s by one level.
 func (ps *pathSearch) extend(ctx context.Context, s *pathSide) error {
 	th := ps.threshold()
 	cur := s.levels[len(s.levels)-1]
-	front := make([]int32, 0, len(cur))
+	front := ps.front[:0]
 	for _, i := range cur {
 		if p := &s.parts[i]; p.node != s.avoid && p.score*s.slack >= th {
 			front = append(front, i)
@@ -168,11 +190,12 @@ func (ps *pathSearch) extend(ctx context.Context, s *pathSide) error {
 	if ps.cap > 0 {
 		front = ps.capFront(s, front)
 	}
-	nodes := make([]int32, len(front))
-	for i, pi := range front {
-		nodes[i] = s.parts[pi].node
+	nodes := ps.nodes[:0]
+	for _, pi := range front {
+		nodes = append(nodes, s.parts[pi].node)
 	}
-	var next []int32
+	ps.front, ps.nodes = front, nodes
+	next := s.nextLevel()
 	err := ps.st.expand(ctx, nodes, s.dir, func(from int, to, rel int32, w float64) {
 		pi := front[from]
 		p := s.parts[pi]
@@ -301,9 +324,16 @@ func (ps *pathSearch) offer(fwd, bwd *pathSide, fi, bi int32) {
 	if len(ps.best) == ps.k && score < ps.threshold() {
 		return
 	}
+	// Candidates live in one arena per call: entries of candidates that
+	// drop out are simply not reused, and the arena's earlier backing arrays
+	// stay valid when it grows.
+	start := len(ps.arena)
+	ps.arena = append(append(ps.arena, fn...), bn...)
+	mid := len(ps.arena)
+	ps.arena = append(append(ps.arena, fr...), br...)
 	ps.consider(candidate{
-		nodes: append(append(make([]int32, 0, len(fn)+len(bn)), fn...), bn...),
-		rels:  append(append(make([]int32, 0, len(fr)+len(br)), fr...), br...),
+		nodes: ps.arena[start:mid:mid],
+		rels:  ps.arena[mid:len(ps.arena):len(ps.arena)],
 		score: score,
 	})
 }
@@ -344,10 +374,18 @@ func (ps *pathSearch) compare(x, y candidate) int {
 }
 
 // toPaths converts candidates to Paths with copied relations.
+// All paths share two backing arrays, each path's slices capped so that an
+// append by the caller cannot write into its neighbour.
 func toPaths(st stepper, cs []candidate) []Path {
+	nodes, rels := 0, 0
+	for _, c := range cs {
+		nodes, rels = nodes+len(c.nodes), rels+len(c.rels)
+	}
+	ids, relations := make([]string, nodes), make([]Relation, rels)
 	out := make([]Path, len(cs))
 	for i, c := range cs {
-		p := Path{EntityIDs: make([]string, len(c.nodes)), Relations: make([]Relation, len(c.rels)), Score: c.score}
+		p := Path{EntityIDs: ids[:len(c.nodes):len(c.nodes)], Relations: relations[:len(c.rels):len(c.rels)], Score: c.score}
+		ids, relations = ids[len(c.nodes):], relations[len(c.rels):]
 		for j, n := range c.nodes {
 			p.EntityIDs[j] = st.id(n)
 		}
@@ -405,13 +443,24 @@ func (g *InMemoryGraph) FindPaths(ctx context.Context, sourceID, targetID string
 	if src == dst {
 		return PathResult{Paths: []Path{{EntityIDs: []string{sourceID}, Score: 1}}}, nil
 	}
-	return searchPaths(ctx, g.step(opts.RelationTypes), src, dst, opts, g.pathBudget)
+	ps, _ := g.pathScratch.Get().(*pathSearch)
+	if ps == nil {
+		ps = new(pathSearch)
+	}
+	defer func() {
+		// Keep small scratch for the next call; let a large search's go.
+		if cap(ps.fwd.parts)+cap(ps.bwd.parts) <= maxPooledPartials {
+			g.pathScratch.Put(ps)
+		}
+	}()
+	return searchPaths(ctx, ps, g.step(opts.RelationTypes), src, dst, opts, g.pathBudget)
 }
 
-// searchPaths runs findPaths from src to dst (src != dst) and turns its
-// answer into a PathResult, or into ErrNoPath when it found nothing.
-func searchPaths(ctx context.Context, st stepper, src, dst int32, opts PathOptions, budget int) (PathResult, error) {
-	best, truncated, err := findPaths(ctx, st, src, dst, opts, budget)
+// searchPaths runs findPaths from src to dst (src != dst) with scratch ps
+// and turns its answer into a PathResult, or into ErrNoPath when it found
+// nothing.
+func searchPaths(ctx context.Context, ps *pathSearch, st stepper, src, dst int32, opts PathOptions, budget int) (PathResult, error) {
+	best, truncated, err := findPaths(ctx, ps, st, src, dst, opts, budget)
 	if err != nil {
 		return PathResult{}, err
 	}

@@ -49,7 +49,8 @@ type InMemoryGraph struct {
 	tags       TagConstraints // immutable after NewInMemoryGraph
 	pathBudget int            // immutable after NewInMemoryGraph
 
-	scratch sync.Pool // *traversal scratch space, reused across calls; holds no graph state
+	scratch     sync.Pool // *traversal scratch space, reused across calls; holds no graph state
+	pathScratch sync.Pool // *pathSearch scratch space, likewise
 
 	// mu guards every field below.
 	//

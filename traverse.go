@@ -76,7 +76,7 @@ func TraversePaths(ctx context.Context, n Neighborhood, sourceID, targetID strin
 		budget = DefaultPathBudget
 	}
 	st := newNeighborStep(n, opts.RelationTypes)
-	return searchPaths(ctx, st, st.intern(sourceID), st.intern(targetID), opts, budget)
+	return searchPaths(ctx, new(pathSearch), st, st.intern(sourceID), st.intern(targetID), opts, budget)
 }
 
 // neighborStep adapts a Neighborhood to the traversal algorithms: it
