@@ -65,6 +65,12 @@ type pathSearch struct {
 	fwdNodes, bwdNodes []int32 // scratch for offer
 	fwdRels, bwdRels   []int32
 	arena              []int32 // the nodes and relations of candidates
+
+	// State of the level extend is growing, for grow.
+	side  *pathSide
+	th    float64
+	next  []int32
+	visit func(from int, to, rel int32, w float64) // ps.grow, bound once
 }
 
 // candidate is a complete path in handles.
@@ -111,7 +117,8 @@ func validatePathOptions(opts *PathOptions) error {
 // are at most 1) and is not grown.
 // ps is scratch space from an earlier call or new; findPaths resets it.
 func findPaths(ctx context.Context, ps *pathSearch, st stepper, src, dst int32, opts PathOptions, budget int) ([]candidate, bool, error) {
-	ps.st, ps.k, ps.cap, ps.budget, ps.truncated, ps.best = st, opts.MaxPaths, opts.MaxNodesPerHop, budget, false, nil
+	ps.st, ps.k, ps.cap, ps.budget, ps.truncated = st, opts.MaxPaths, opts.MaxNodesPerHop, budget, false
+	ps.best = ps.best[:0]
 	ps.arena = ps.arena[:0]
 	if ps.k == 0 {
 		ps.k = defaultMaxPaths
@@ -195,22 +202,13 @@ func (ps *pathSearch) extend(ctx context.Context, s *pathSide) error {
 		nodes = append(nodes, s.parts[pi].node)
 	}
 	ps.front, ps.nodes = front, nodes
-	next := s.nextLevel()
-	err := ps.st.expand(ctx, nodes, s.dir, func(from int, to, rel int32, w float64) {
-		pi := front[from]
-		p := s.parts[pi]
-		score := p.score * w
-		if score*s.slack < th || s.onPath(pi, to) {
-			return
-		}
-		if ps.budget <= 0 {
-			ps.truncated = true
-			return
-		}
-		ps.budget--
-		s.parts = append(s.parts, partial{node: to, parent: pi, rel: rel, depth: p.depth + 1, score: score, w: w})
-		next = append(next, int32(len(s.parts)-1))
-	})
+	ps.side, ps.th, ps.next = s, th, s.nextLevel()
+	if ps.visit == nil {
+		ps.visit = ps.grow // allocated once per pathSearch, which graphs reuse
+	}
+	err := ps.st.expand(ctx, nodes, s.dir, ps.visit)
+	next := ps.next
+	ps.side, ps.next = nil, nil
 	if err != nil {
 		return err
 	}
@@ -223,6 +221,26 @@ func (ps *pathSearch) extend(ctx context.Context, s *pathSide) error {
 	})
 	s.levels = append(s.levels, next)
 	return nil
+}
+
+// grow is extend's visitor: it offers the partial front[from] extended by
+// relation rel to entity to, and keeps it in ps.next unless it repeats an
+// entity, scores below the bar, or the budget is spent.
+func (ps *pathSearch) grow(from int, to, rel int32, w float64) {
+	s := ps.side
+	pi := ps.front[from]
+	p := s.parts[pi]
+	score := p.score * w
+	if score*s.slack < ps.th || s.onPath(pi, to) {
+		return
+	}
+	if ps.budget <= 0 {
+		ps.truncated = true
+		return
+	}
+	ps.budget--
+	s.parts = append(s.parts, partial{node: to, parent: pi, rel: rel, depth: p.depth + 1, score: score, w: w})
+	ps.next = append(ps.next, int32(len(s.parts)-1))
 }
 
 // capFront keeps the partials of front, sorted best first, that end at one
