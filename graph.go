@@ -38,14 +38,14 @@ var errClosed = fmt.Errorf("kgmem: graph is closed: %w", ErrClosed)
 // ID is the identity; every other field is data. Only ID must be non-empty;
 // every string must be valid UTF-8.
 type Entity struct {
-	ID          string            `json:"id"`
-	Name        string            `json:"name"`
-	Type        string            `json:"type,omitempty"`
-	Description string            `json:"description,omitempty"`
-	Aliases     []string          `json:"aliases,omitempty"`    // other surface forms, used for linking
-	Tags        []string          `json:"tags,omitempty"`       // normalised on write, see SetEntityTags
-	Properties  map[string]string `json:"properties,omitempty"` // free-form attributes
-	SourceIDs   []string          `json:"source_ids,omitempty"` // knowledge pages that mention it
+	ID          string            `json:"id"`                    // identity; non-empty
+	Name        string            `json:"name"`                  // display name, used for linking
+	Type        string            `json:"type,omitempty"`        // kind, such as "person" or "project"
+	Description string            `json:"description,omitempty"` // one line about it
+	Aliases     []string          `json:"aliases,omitempty"`     // other surface forms, used for linking
+	Tags        []string          `json:"tags,omitempty"`        // normalised on write, see SetEntityTags
+	Properties  map[string]string `json:"properties,omitempty"`  // free-form attributes
+	SourceIDs   []string          `json:"source_ids,omitempty"`  // knowledge pages that mention it
 }
 
 // Relation is a directed, typed, weighted edge from SourceID to TargetID.
@@ -54,17 +54,19 @@ type Entity struct {
 // per (SourceID, TargetID, Type), so two entities may be joined by several
 // relations of different types, in either direction.
 type Relation struct {
-	SourceID   string            `json:"source_id"`
-	TargetID   string            `json:"target_id"`
-	Type       string            `json:"type"`
-	Weight     float64           `json:"weight"` // [0,1]; the factor a traversal multiplies a path's score by
-	Properties map[string]string `json:"properties,omitempty"`
+	SourceID   string            `json:"source_id"`            // the entity the relation starts at
+	TargetID   string            `json:"target_id"`            // the entity it ends at
+	Type       string            `json:"type"`                 // what it says, such as "works_on"; non-empty
+	Weight     float64           `json:"weight"`               // [0,1]; the factor a traversal multiplies a path's score by
+	Properties map[string]string `json:"properties,omitempty"` // free-form attributes
 	SourceIDs  []string          `json:"source_ids,omitempty"` // knowledge pages that state it
 }
 
 // RelationKey identifies a relation. It is a struct rather than a joined
 // string because entity IDs commonly contain separators such as ':'.
-type RelationKey struct{ SourceID, TargetID, Type string }
+type RelationKey struct {
+	SourceID, TargetID, Type string // as in Relation
+}
 
 // Key returns the relation's identity.
 func (r Relation) Key() RelationKey {
@@ -135,7 +137,7 @@ func (d Direction) valid() bool { return d <= Both }
 // ScoredEntity is one result of GetRelated: an entity, the path by which the
 // traversal reached it, and the path's score.
 type ScoredEntity struct {
-	Entity    Entity
+	Entity    Entity     // a copy of the entity reached
 	Score     float64    // product of weights along Path
 	Path      []string   // entity IDs, start first, this entity last
 	Relations []Relation // the len(Path)-1 relations walked, in order, as stored

@@ -31,7 +31,7 @@ func (k ItemKind) String() string {
 // RetrievalItem is one answer of MemoryRetriever.Retrieve: a knowledge page
 // or a graph entity, with its fused score.
 type RetrievalItem struct {
-	Kind   ItemKind
+	Kind   ItemKind       // page or entity
 	Score  float64        // in [0,1]: the fused score in Hybrid (see Fusion), else the channel's score
 	Page   *KnowledgePage // set when Kind == ItemPage
 	Entity *Entity        // set when Kind == ItemEntity
@@ -112,11 +112,11 @@ func (it RetrievalItem) Explain() string {
 
 // RetrievalResult is the answer of MemoryRetriever.Retrieve.
 type RetrievalResult struct {
-	Items    []RetrievalItem // best first
-	Query    string
+	Items    []RetrievalItem   // best first
+	Query    string            // the query as given
 	Strategy RetrievalStrategy // what actually ran, e.g. KnowledgeOnly when no graph is set
 	Warnings []string          // sources that failed or timed out while others answered
-	Stats    RetrievalStats
+	Stats    RetrievalStats    // time and candidates per channel
 }
 
 // RetrievalStats reports how a Retrieve call spent its time, for users

@@ -28,7 +28,7 @@ const (
 
 // EntityMention is an entity that a text names.
 type EntityMention struct {
-	Entity Entity
+	Entity Entity // a copy of the entity named
 	// Text is the part of the linked text that names the entity, as
 	// written, and Start and End are its byte offsets.
 	Text       string
