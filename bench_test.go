@@ -310,7 +310,7 @@ func (c *csrGraph) related(start string, depth int, dir Direction) []ScoredEntit
 		case c.stamp[a] != c.stamp[b]:
 			return int(c.stamp[a]) - int(c.stamp[b])
 		}
-		return cmpString(c.entities[a].ID, c.entities[b].ID)
+		return strings.Compare(c.entities[a].ID, c.entities[b].ID)
 	})
 	out := make([]ScoredEntity, len(reached))
 	for i, v := range reached {

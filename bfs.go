@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -30,9 +31,9 @@ type stepper interface {
 	entity(n int32) Entity
 	// relation returns a copy of the relation behind relation handle r.
 	relation(r int32) Relation
-	// prepare is called once before entity is asked for the given handles,
-	// so that a backend can fetch them in one request.
-	prepare(ctx context.Context, nodes []int32) error
+	// prepare is called once before entity is asked for the handles of
+	// ranked, so that a backend can fetch them in one request.
+	prepare(ctx context.Context, ranked []rankedNode) error
 }
 
 // traversal is scratch space for one traversal at a time, indexed by node
@@ -165,7 +166,7 @@ func getRelated(ctx context.Context, st stepper, t *traversal, start int32, opts
 				if c := cmp.Compare(t.score[b], t.score[a]); c != 0 {
 					return c
 				}
-				return cmpString(st.id(a), st.id(b))
+				return strings.Compare(st.id(a), st.id(b))
 			})
 			next = next[:c]
 		}
@@ -189,17 +190,13 @@ func getRelated(ctx context.Context, st stepper, t *traversal, start int32, opts
 		case a.hop != b.hop:
 			return cmp.Compare(a.hop, b.hop)
 		}
-		return cmpString(st.id(a.n), st.id(b.n))
+		return strings.Compare(st.id(a.n), st.id(b.n))
 	})
 	if opts.Limit > 0 && len(ranked) > opts.Limit {
 		ranked = ranked[:opts.Limit]
 	}
 	t.ranked = ranked
-	nodes := make([]int32, len(ranked))
-	for i, r := range ranked {
-		nodes[i] = r.n
-	}
-	if err := st.prepare(ctx, nodes); err != nil {
+	if err := st.prepare(ctx, ranked); err != nil {
 		t.end(hop)
 		return nil, err
 	}
@@ -233,7 +230,7 @@ func (t *traversal) better(st stepper, score float64, u, rel, v int32) bool {
 	for t.parent[u] != t.parent[p] {
 		u, p = t.parent[u], t.parent[p]
 	}
-	return cmpString(st.id(u), st.id(p)) < 0
+	return strings.Compare(st.id(u), st.id(p)) < 0
 }
 
 // materialize builds the results for the ranked handles, in order.
@@ -385,7 +382,7 @@ func (s *memStep) scan(from int, list []adj, visit func(int, int32, int32, float
 	}
 }
 
-func (s *memStep) prepare(context.Context, []int32) error { return nil }
+func (s *memStep) prepare(context.Context, []rankedNode) error { return nil }
 
 func (s *memStep) id(n int32) string         { return s.g.nodes[n].id }
 func (s *memStep) entity(n int32) Entity     { return s.g.nodes[n].entity() }
@@ -394,11 +391,11 @@ func (s *memStep) relation(r int32) Relation { return s.g.relation(r) }
 func (s *memStep) compareRels(a, b int32) int {
 	ra, rb := &s.g.rels[a], &s.g.rels[b]
 	nodes, names := s.g.nodes, s.g.types.names
-	if c := cmpString(nodes[ra.src].id, nodes[rb.src].id); c != 0 {
+	if c := strings.Compare(nodes[ra.src].id, nodes[rb.src].id); c != 0 {
 		return c
 	}
-	if c := cmpString(nodes[ra.dst].id, nodes[rb.dst].id); c != 0 {
+	if c := strings.Compare(nodes[ra.dst].id, nodes[rb.dst].id); c != 0 {
 		return c
 	}
-	return cmpString(names[ra.typ], names[rb.typ])
+	return strings.Compare(names[ra.typ], names[rb.typ])
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // DefaultPathBudget is how many partial paths one FindPaths call may build,
@@ -190,7 +191,7 @@ func (ps *pathSearch) extend(ctx context.Context, s *pathSide) error {
 			return c
 		}
 		if pa.node != pb.node {
-			return cmpString(ps.st.id(pa.node), ps.st.id(pb.node))
+			return strings.Compare(ps.st.id(pa.node), ps.st.id(pb.node))
 		}
 		return cmp.Compare(a, b)
 	})
@@ -380,7 +381,7 @@ func (ps *pathSearch) compare(x, y candidate) int {
 	}
 	for i := range x.nodes {
 		if x.nodes[i] != y.nodes[i] {
-			return cmpString(ps.st.id(x.nodes[i]), ps.st.id(y.nodes[i]))
+			return strings.Compare(ps.st.id(x.nodes[i]), ps.st.id(y.nodes[i]))
 		}
 	}
 	for i := range x.rels {

@@ -2,6 +2,7 @@ package kgmem
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -153,7 +154,7 @@ func (c *cranfield) evaluate(t testing.TB, opts ...StoreOption) retrievalQuality
 				found++
 			}
 		}
-		slices.SortFunc(ideal, func(a, b float64) int { return -cmpFloat(a, b) })
+		slices.SortFunc(ideal, func(a, b float64) int { return cmp.Compare(b, a) })
 		idcg := 0.0
 		for rank, g := range ideal[:min(10, len(ideal))] {
 			idcg += g / math.Log2(float64(rank)+2)
@@ -165,16 +166,6 @@ func (c *cranfield) evaluate(t testing.TB, opts ...StoreOption) retrievalQuality
 	q.ndcg10 /= float64(q.queries)
 	q.recall100 /= float64(q.queries)
 	return q
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // TestCranfieldRetrievalQuality measures ranking quality with the default

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Sentinel errors. Every error a kgmem method returns for bad input or a
@@ -77,22 +78,12 @@ func (r Relation) Key() RelationKey {
 func compareKeys(a, b RelationKey) int {
 	switch {
 	case a.SourceID != b.SourceID:
-		return cmpString(a.SourceID, b.SourceID)
+		return strings.Compare(a.SourceID, b.SourceID)
 	case a.TargetID != b.TargetID:
-		return cmpString(a.TargetID, b.TargetID)
+		return strings.Compare(a.TargetID, b.TargetID)
 	default:
-		return cmpString(a.Type, b.Type)
+		return strings.Compare(a.Type, b.Type)
 	}
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Direction says which way a traversal may walk a relation.

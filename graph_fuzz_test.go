@@ -7,6 +7,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -76,7 +77,7 @@ func (m *graphModel) removeSource(src string) {
 }
 
 func (m *graphModel) snapshot() ([]Entity, []Relation) {
-	es := slices.SortedFunc(maps.Values(m.entities), func(a, b Entity) int { return cmpString(a.ID, b.ID) })
+	es := slices.SortedFunc(maps.Values(m.entities), func(a, b Entity) int { return strings.Compare(a.ID, b.ID) })
 	rs := slices.SortedFunc(maps.Values(m.relations), func(a, b Relation) int { return compareKeys(a.Key(), b.Key()) })
 	return es, rs
 }

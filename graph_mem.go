@@ -7,6 +7,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"unicode/utf8"
 )
@@ -874,7 +875,7 @@ func (g *InMemoryGraph) Entities(ctx context.Context) ([]Entity, error) {
 		}
 	}
 	g.mu.RUnlock()
-	slices.SortFunc(out, func(a, b Entity) int { return cmpString(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b Entity) int { return strings.Compare(a.ID, b.ID) })
 	return out, nil
 }
 
@@ -937,7 +938,7 @@ func (g *InMemoryGraph) FindByKeywords(ctx context.Context, keywords []string) (
 		if a.count != b.count {
 			return b.count - a.count
 		}
-		return cmpString(g.nodes[a.slot].id, g.nodes[b.slot].id)
+		return strings.Compare(g.nodes[a.slot].id, g.nodes[b.slot].id)
 	})
 	out := make([]Entity, len(hits))
 	for i, h := range hits {

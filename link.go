@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -392,7 +393,7 @@ func sortMentions(ms []EntityMention) {
 		if c := cmp.Compare(a.Start, b.Start); c != 0 {
 			return c
 		}
-		return cmpString(a.Entity.ID, b.Entity.ID)
+		return strings.Compare(a.Entity.ID, b.Entity.ID)
 	})
 }
 

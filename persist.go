@@ -156,7 +156,7 @@ func (d *graphData) sort() {
 	for i := range order {
 		order[i] = int32(i)
 	}
-	slices.SortFunc(order, func(a, b int32) int { return cmpString(d.entities[a].ID, d.entities[b].ID) })
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(d.entities[a].ID, d.entities[b].ID) })
 	rank := make([]int32, len(order))
 	for r, k := range order {
 		rank[k] = int32(r)
@@ -171,7 +171,7 @@ func (d *graphData) sort() {
 			if ra, rb := rank[d.dst[a]], rank[d.dst[b]]; ra != rb {
 				return int(ra - rb)
 			}
-			return cmpString(d.relations[a].Type, d.relations[b].Type)
+			return strings.Compare(d.relations[a].Type, d.relations[b].Type)
 		})
 	}
 	d.entityOrder, d.relationOrder = order, rels

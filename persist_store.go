@@ -5,6 +5,7 @@ import (
 	"io"
 	"reflect"
 	"slices"
+	"strings"
 )
 
 // WriteTo writes a snapshot of the store to w: the header line
@@ -21,7 +22,7 @@ func (s *InMemoryKnowledgeStore) WriteTo(w io.Writer) (int64, error) {
 		pages = append(pages, e.page) // stored pages are never modified, so sharing is safe
 	}
 	s.mu.RUnlock()
-	slices.SortFunc(pages, func(a, b KnowledgePage) int { return cmpString(a.ID, b.ID) })
+	slices.SortFunc(pages, func(a, b KnowledgePage) int { return strings.Compare(a.ID, b.ID) })
 	lw := newLineWriter(w)
 	lw.encode(pagesHeader{Format: PagesFormat, Version: SnapshotVersion, Pages: int64(len(pages))})
 	for i := range pages {

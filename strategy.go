@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // RetrievalStrategy selects the channels MemoryRetriever.Retrieve runs.
@@ -243,5 +244,5 @@ func compareItems(a, b *RetrievalItem, sa, sb float64) int {
 	if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
 		return c
 	}
-	return cmpString(a.ID(), b.ID())
+	return strings.Compare(a.ID(), b.ID())
 }

@@ -157,10 +157,10 @@ func (s *neighborStep) expand(ctx context.Context, frontier []int32, dir Directi
 }
 
 // prepare fetches the entities of the result in one call.
-func (s *neighborStep) prepare(ctx context.Context, nodes []int32) error {
-	ids := make([]string, len(nodes))
-	for i, h := range nodes {
-		ids[i] = s.ids[h]
+func (s *neighborStep) prepare(ctx context.Context, ranked []rankedNode) error {
+	ids := make([]string, len(ranked))
+	for i, r := range ranked {
+		ids[i] = s.ids[r.n]
 	}
 	es, err := s.n.Entities(ctx, ids)
 	if err != nil {
@@ -169,9 +169,9 @@ func (s *neighborStep) prepare(ctx context.Context, nodes []int32) error {
 	if len(es) != len(ids) {
 		return fmt.Errorf("kgmem: neighborhood returned %d entities for %d IDs: %w", len(es), len(ids), ErrInvalidArgument)
 	}
-	s.entities = make(map[int32]Entity, len(nodes))
-	for i, h := range nodes {
-		s.entities[h] = es[i]
+	s.entities = make(map[int32]Entity, len(ranked))
+	for i, r := range ranked {
+		s.entities[r.n] = es[i]
 	}
 	return nil
 }

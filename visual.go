@@ -413,7 +413,7 @@ func prepare(sg Subgraph, opts VisualOptions) (*drawing, error) {
 
 	// Nodes.
 	entityIdx := make(map[string]int, len(entities))
-	for _, id := range sortedKeys(entities, cmpString) {
+	for _, id := range sortedKeys(entities, strings.Compare) {
 		e := entities[id]
 		label := e.Name
 		if label == "" {
@@ -426,7 +426,7 @@ func prepare(sg Subgraph, opts VisualOptions) (*drawing, error) {
 		d.nodes = append(d.nodes, drawNode{id: id, label: labelText(label)})
 	}
 	pageIdx := make(map[string]int, len(pages))
-	for _, id := range sortedKeys(pages, cmpString) {
+	for _, id := range sortedKeys(pages, strings.Compare) {
 		p := pages[id]
 		label := p.Title
 		if label == "" {
@@ -538,7 +538,7 @@ func preferEntity(a, b Entity) bool {
 	if (a.Name != "") != (b.Name != "") {
 		return a.Name != ""
 	}
-	return cmp.Or(cmpString(a.Name, b.Name), cmpString(a.Type, b.Type)) < 0
+	return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Type, b.Type)) < 0
 }
 
 func preferPage(a, b KnowledgePage) bool {
@@ -549,7 +549,7 @@ func preferPage(a, b KnowledgePage) bool {
 }
 
 func compareCitations(a, b Citation) int {
-	return cmp.Or(cmpString(a.EntityID, b.EntityID), cmpString(a.PageID, b.PageID))
+	return cmp.Or(strings.Compare(a.EntityID, b.EntityID), strings.Compare(a.PageID, b.PageID))
 }
 
 func sortedKeys[K comparable, V any](m map[K]V, compare func(a, b K) int) []K {
