@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -19,7 +20,7 @@ import (
 
 // maxLinkUnits is the longest name, in units, that linking indexes. Longer
 // names and aliases are stored but cannot be linked by an exact match.
-const maxLinkUnits = 16
+const maxLinkUnits = 64
 
 // Link qualities: how sure a match is that the text means the entity.
 const (
@@ -114,6 +115,44 @@ func linkKey(name string) (string, int, bool) {
 	return string(key), len(units), true
 }
 
+// linkVariant returns a second match key for a name whose words are joined
+// by a single hyphen, apostrophe, dot or middle dot ("Spider-Man",
+// "Ocean's Eleven", "U.S.A.", "WALL·E"): the key with those words run
+// together, as people often type them ("spiderman", "oceans eleven").
+// ok is false when the name has no such joint.
+func linkVariant(name string) (string, int, bool) {
+	units := splitUnits(name)
+	if len(units) < 2 || len(units) > maxLinkUnits {
+		return "", 0, false
+	}
+	var key []byte
+	n, joined := 0, false
+	for i, u := range units {
+		if i > 0 && u.word && units[i-1].word {
+			if r, size := utf8.DecodeRuneInString(name[units[i-1].end:]); units[i-1].end+size == u.start && isJoiner(r) {
+				joined = true
+				key = append(key, u.key...)
+				continue
+			}
+			key = append(key, ' ')
+		}
+		key = append(key, u.key...)
+		n++
+	}
+	if !joined {
+		return "", 0, false
+	}
+	return string(key), n, true
+}
+
+func isJoiner(r rune) bool {
+	switch r {
+	case '-', '\'', '\u2019', '.', '\u00b7', '\u2010', '\u2011', '*', '/':
+		return true
+	}
+	return false
+}
+
 // nameRef is an entity bearing a key: slot<<1, plus 1 for an alias.
 type nameRef int32
 
@@ -139,10 +178,15 @@ type nameIndex struct {
 }
 
 func (x *nameIndex) add(name string, ref nameRef) {
-	key, n, ok := linkKey(name)
-	if !ok {
-		return
+	if key, n, ok := linkKey(name); ok {
+		x.addKey(key, n, ref)
 	}
+	if key, n, ok := linkVariant(name); ok {
+		x.addKey(key, n, ref)
+	}
+}
+
+func (x *nameIndex) addKey(key string, n int, ref nameRef) {
 	if x.one == nil {
 		x.one, x.many = make(map[string]nameRef), make(map[string][]nameRef)
 	}
@@ -161,10 +205,15 @@ func (x *nameIndex) add(name string, ref nameRef) {
 }
 
 func (x *nameIndex) remove(name string, ref nameRef) {
-	key, n, ok := linkKey(name)
-	if !ok {
-		return
+	if key, n, ok := linkKey(name); ok {
+		x.removeKey(key, n, ref)
 	}
+	if key, n, ok := linkVariant(name); ok {
+		x.removeKey(key, n, ref)
+	}
+}
+
+func (x *nameIndex) removeKey(key string, n int, ref nameRef) {
 	if refs, ok := x.many[key]; ok {
 		if i, found := slices.BinarySearch(refs, ref); found {
 			refs = slices.Delete(refs, i, i+1)
@@ -189,15 +238,6 @@ func (x *nameIndex) lookup(key []byte, buf []nameRef) []nameRef {
 		return append(buf[:0], r)
 	}
 	return append(buf[:0], x.many[string(key)]...)
-}
-
-func (x *nameIndex) maxUnits() int {
-	for n := maxLinkUnits; n > 0; n-- {
-		if x.lengths[n] > 0 {
-			return n
-		}
-	}
-	return 0
 }
 
 // indexNames adds or removes the names and aliases of the entity in slot s.
@@ -231,12 +271,20 @@ type mention struct {
 // mention. Cost: O(units × maxUnits) map
 // lookups, independent of how many entities x holds.
 func (x *nameIndex) match(text string, units []linkUnit, spelled func(r nameRef, surface string) bool) []mention {
-	longest := x.maxUnits()
+	var lens []int // the lengths of the keys x holds, longest first
+	for n := maxLinkUnits; n > 0; n-- {
+		if x.lengths[n] > 0 {
+			lens = append(lens, n)
+		}
+	}
 	type span struct{ first, last int }
 	var spans []span
 	var key []byte
 	for i := range units {
-		for n := min(longest, len(units)-i); n > 0; n-- {
+		for _, n := range lens {
+			if n > len(units)-i {
+				continue
+			}
 			key = appendKey(key[:0], units[i:i+n])
 			if _, ok := x.one[string(key)]; ok {
 				spans = append(spans, span{i, i + n - 1})
@@ -256,6 +304,20 @@ func (x *nameIndex) match(text string, units []linkUnit, spelled func(r nameRef,
 	taken := make([]bool, len(units))
 	var out []mention
 	var refs []nameRef
+	exactRefs := func(s span) ([]nameRef, bool) {
+		refs = x.lookup(appendKey(key[:0], units[s.first:s.last+1]), refs)
+		surface := text[units[s.first].start:units[s.last].end]
+		exact := refs[:0:0]
+		for _, r := range refs {
+			if spelled(r, surface) {
+				exact = append(exact, r)
+			}
+		}
+		if len(exact) > 0 {
+			return exact, true
+		}
+		return refs, false
+	}
 	for _, s := range spans {
 		if slices.Contains(taken[s.first:s.last+1], true) {
 			continue
@@ -263,33 +325,23 @@ func (x *nameIndex) match(text string, units []linkUnit, spelled func(r nameRef,
 		for i := s.first; i <= s.last; i++ {
 			taken[i] = true
 		}
-		refs = x.lookup(appendKey(key[:0], units[s.first:s.last+1]), refs)
 		// Where several entities bear the words, those spelled exactly as
 		// the text writes them (case and spacing) take the mention.
-		if len(refs) > 1 {
-			surface := text[units[s.first].start:units[s.last].end]
-			exact := refs[:0:0]
-			for _, r := range refs {
-				if spelled(r, surface) {
-					exact = append(exact, r)
+		refs, exact := exactRefs(s)
+		out = appendMentions(out, refs, s.first, s.last)
+		if exact {
+			continue
+		}
+		// A longer match spelled otherwise than the text ("the Eclipse"
+		// for The_Eclipse) keeps as an alternative a nested match that the
+		// text spells exactly, capitals included ("Eclipse").
+		for _, in := range spans {
+			if in.first >= s.first && in.last <= s.last && in != s &&
+				hasUpper(text[units[in.first].start:units[in.last].end]) {
+				if nested, ok := exactRefs(in); ok {
+					out = appendMentions(out, nested, in.first, in.last)
 				}
 			}
-			if len(exact) > 0 {
-				refs = exact
-			}
-		}
-		bearers := 1
-		for i := 1; i < len(refs); i++ {
-			if refs[i].slot() != refs[i-1].slot() {
-				bearers++
-			}
-		}
-		for _, r := range refs {
-			q := nameQuality
-			if r.alias() {
-				q = aliasQuality
-			}
-			out = append(out, mention{ref: r, first: s.first, last: s.last, quality: q / float64(bearers)})
 		}
 	}
 	// One mention per entity: the best quality, then the leftmost.
@@ -303,6 +355,34 @@ func (x *nameIndex) match(text string, units []linkUnit, spelled func(r nameRef,
 		return cmp.Compare(a.first, b.first)
 	})
 	return slices.CompactFunc(out, func(a, b mention) bool { return a.ref.slot() == b.ref.slot() })
+}
+
+func hasUpper(s string) bool {
+	for _, r := range s {
+		if unicode.IsUpper(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// appendMentions appends a mention of units first..last for each entity
+// of refs, the quality shared among the entities.
+func appendMentions(out []mention, refs []nameRef, first, last int) []mention {
+	bearers := 1
+	for i := 1; i < len(refs); i++ {
+		if refs[i].slot() != refs[i-1].slot() {
+			bearers++
+		}
+	}
+	for _, r := range refs {
+		q := nameQuality
+		if r.alias() {
+			q = aliasQuality
+		}
+		out = append(out, mention{ref: r, first: first, last: last, quality: q / float64(bearers)})
+	}
+	return out
 }
 
 // LinkEntities returns the entities text names by their name or an alias:

@@ -153,3 +153,49 @@ func TestLinkEntitiesMatchesFallback(t *testing.T) {
 		}
 	}
 }
+
+func TestLinkEntitiesNamesWithJointsAndLongNames(t *testing.T) {
+	long := "Dr. Strangelove or How I Learned to Stop Worrying and Love the Bomb and Other Stories of the Long Cold War"
+	g := linkGraph(t,
+		kgmem.Entity{ID: "spidey", Name: "Spider-Man: Far Away"},
+		kgmem.Entity{ID: "oceans", Name: "Ocean's Twelve"},
+		kgmem.Entity{ID: "walle", Name: "WALL·E"},
+		kgmem.Entity{ID: "long", Name: long},
+		kgmem.Entity{ID: "eclipse-film", Name: "The Eclipse"},
+		kgmem.Entity{ID: "eclipse-ide", Name: "Eclipse"},
+	)
+	tests := []struct {
+		text string
+		want []linked
+	}{
+		// A name's words joined by a hyphen, apostrophe or dot are also
+		// found run together, and as written.
+		{"who directed spiderman far away", []linked{{"spidey", "spiderman far away", false, 1}}},
+		{"who directed spider-man: far away", []linked{{"spidey", "spider-man: far away", false, 1}}},
+		{"cast of oceans twelve", []linked{{"oceans", "oceans twelve", false, 1}}},
+		{"cast of Ocean's Twelve", []linked{{"oceans", "Ocean's Twelve", false, 1}}},
+		{"is walle good", []linked{{"walle", "walle", false, 1}}},
+		// Names of up to 64 words and CJK characters link (22 here).
+		{"who wrote " + strings.ToLower(long) + "?", []linked{{"long", strings.ToLower(long), false, 1}}},
+		// A longer match spelled otherwise than the text keeps an exactly
+		// spelled nested match, capitals included, as an alternative...
+		{"what is the Eclipse's license", []linked{{"eclipse-film", "the Eclipse", false, 1}, {"eclipse-ide", "Eclipse", false, 1}}},
+		// ...but not when the longer one is spelled exactly, nor for a
+		// nested match in lower case, which says nothing more.
+		{"what is The Eclipse about", []linked{{"eclipse-film", "The Eclipse", false, 1}}},
+		{"what is the eclipse about", []linked{{"eclipse-film", "the eclipse", false, 1}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			got, err := g.LinkEntities(context.Background(), tt.text)
+			require.NoError(t, err)
+			require.Equal(t, tt.want, summarize(got, tt.text))
+			fallback, err := kgmem.LinkWithKeywords(context.Background(), keywordOnlyGraph{g}, tt.text)
+			require.NoError(t, err)
+			require.Equal(t, tt.want, summarize(fallback, tt.text), "FindByKeywords fallback")
+		})
+	}
+	require.Equal(t, []string{"spider man far away", "spiderman far away"}, kgmem.LinkKeys("Spider-Man: Far Away"))
+	require.Equal(t, []string{"go"}, kgmem.LinkKeys("Go"))
+	require.Empty(t, kgmem.LinkKeys("!?"))
+}

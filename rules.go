@@ -62,12 +62,30 @@ func (k Keywords) Count(e Entity) int {
 	return keywordMatches(k.folded, &buf, e.ID, e.Name, e.Aliases, e.Tags)
 }
 
-// LinkKey returns the match key under which entity linking finds a name or
-// alias, and false when linking cannot find it (no letters, digits or CJK
-// characters, or more than 16 words and CJK characters).
+// LinkKey returns the main match key under which entity linking finds a
+// name or alias (see LinkKeys for all of them), and false when linking
+// cannot find it (no letters, digits or CJK characters, or more than 64
+// words and CJK characters).
 func LinkKey(name string) (string, bool) {
 	key, _, ok := linkKey(name)
 	return key, ok
+}
+
+// LinkKeys returns the match keys under which entity linking finds a name
+// or alias, sorted: LinkKey's, and, for a name whose words are joined by a
+// single hyphen, apostrophe, dot or middle dot ("Spider-Man", "Ocean's
+// Eleven"), the key with those words run together ("spiderman", "oceans
+// eleven"). None when linking cannot find the name.
+func LinkKeys(name string) []string {
+	var keys []string
+	if k, _, ok := linkKey(name); ok {
+		keys = append(keys, k)
+	}
+	if k, _, ok := linkVariant(name); ok {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // LinkSpanKeys returns, sorted and without duplicates, the match keys of

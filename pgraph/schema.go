@@ -11,7 +11,7 @@ import (
 
 // SchemaVersion is the version of the database schema this package reads
 // and writes; Migrate brings a database up to it.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // migrationLock is the key of the transaction-level advisory lock that
 // serialises migrations: two processes migrating at once take turns, and
@@ -28,7 +28,7 @@ const (
 
 // migrations[i] brings the schema from version i to version i+1. A
 // migration, once released, never changes; later versions append.
-var migrations = []string{
+var migrations = []migration{
 	// Version 1: entities, relations and their indexes.
 	//
 	// The primary key of kgmem_relations, (namespace, source, target, type),
@@ -46,7 +46,7 @@ var migrations = []string{
 	// list at 256 kB (the default is 4 MB) keeps searches right after a
 	// burst of writes cheap, and the planner on the index, for about twice
 	// the write cost of the default in bulk loads.
-	`
+	{sql: `
 CREATE TABLE kgmem_entities (
 	namespace   text    NOT NULL,
 	id          text    NOT NULL,
@@ -80,7 +80,49 @@ CREATE TABLE kgmem_relations (
 	FOREIGN KEY (namespace, target) REFERENCES kgmem_entities (namespace, id) ON DELETE CASCADE
 );
 CREATE INDEX kgmem_relations_target ON kgmem_relations (namespace, target);
-`,
+`},
+	// Version 2: link_keys also hold the key of a name whose words are
+	// joined by a hyphen, apostrophe or dot, run together ("spiderman" for
+	// Spider-Man), as kgmem links them; the keys are recomputed in Go.
+	{backfill: backfillLinkKeys},
+}
+
+// migration is one step of the schema: SQL, or a backfill run in Go
+// inside the migration's transaction.
+type migration struct {
+	sql      string
+	backfill func(ctx context.Context, tx pgx.Tx) error
+}
+
+// backfillLinkKeys recomputes the link keys of every entity.
+func backfillLinkKeys(ctx context.Context, tx pgx.Tx) error {
+	rows, err := tx.Query(ctx, "SELECT namespace, id, name, aliases FROM "+entitiesTable)
+	if err != nil {
+		return err
+	}
+	type row struct {
+		ns, id, name string
+		aliases      []string
+	}
+	var all []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.ns, &r.id, &r.name, &r.aliases); err != nil {
+			rows.Close()
+			return err
+		}
+		all = append(all, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	b := &pgx.Batch{}
+	for _, r := range all {
+		b.Queue("UPDATE "+entitiesTable+" SET link_keys = $3 WHERE namespace = $1 AND id = $2",
+			r.ns, r.id, entityLinkKeys(r.name, r.aliases))
+	}
+	return tx.SendBatch(ctx, b).Close()
 }
 
 // Migrate creates the schema, or upgrades it to SchemaVersion. It is
@@ -131,8 +173,16 @@ func (g *Graph) migrateOnce(ctx context.Context) (done bool, err error) {
 			done = true
 			return nil
 		}
-		if _, err := tx.Exec(ctx, migrations[v]); err != nil {
-			return fmt.Errorf("to version %d: %w", v+1, err)
+		m := migrations[v]
+		if m.sql != "" {
+			if _, err := tx.Exec(ctx, m.sql); err != nil {
+				return fmt.Errorf("to version %d: %w", v+1, err)
+			}
+		}
+		if m.backfill != nil {
+			if err := m.backfill(ctx, tx); err != nil {
+				return fmt.Errorf("to version %d: %w", v+1, err)
+			}
 		}
 		_, err := tx.Exec(ctx, "INSERT INTO "+versionTable+" (version) VALUES ($1)", v+1)
 		return err

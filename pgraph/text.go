@@ -179,7 +179,7 @@ func sortedKeys(set map[string]struct{}) []string {
 // Link keys.
 //
 // kgmem links an entity when a run of the text's words and CJK characters
-// spells the match key (kgmem.LinkKey) of its name or an alias. Each entity
+// spells a match key (kgmem.LinkKeys) of its name or an alias. Each entity
 // stores those keys in a GIN-indexed array; LinkEntities looks up every key
 // the text contains (kgmem.LinkSpanKeys) to find the entities kgmem's
 // matching can link, and kgmem.LinkWithKeywords then applies its matching
@@ -190,9 +190,7 @@ func sortedKeys(set map[string]struct{}) []string {
 func entityLinkKeys(name string, aliases []string) []string {
 	keys := make([]string, 0, 1+len(aliases)) // never nil: the column is NOT NULL
 	for _, n := range append([]string{name}, aliases...) {
-		if k, ok := kgmem.LinkKey(n); ok {
-			keys = append(keys, k)
-		}
+		keys = append(keys, kgmem.LinkKeys(n)...)
 	}
 	slices.Sort(keys)
 	return slices.Compact(keys)
