@@ -353,30 +353,36 @@ func (g *InMemoryGraph) step(types []string) *memStep {
 	return s
 }
 
+// expand reports, under Both, a self-loop once: from the out list.
 func (s *memStep) expand(_ context.Context, frontier []int32, dir Direction, visit func(int, int32, int32, float64)) error {
 	nodes := s.g.nodes
 	for i, u := range frontier {
 		n := &nodes[u]
 		if dir != Incoming {
-			s.scan(i, n.out, visit)
+			s.scan(i, n.out, -1, visit)
 		}
-		if dir != Outgoing {
-			s.scan(i, n.in, visit)
+		if dir == Incoming {
+			s.scan(i, n.in, -1, visit)
+		} else if dir == Both {
+			s.scan(i, n.in, u, visit)
 		}
 	}
 	return nil
 }
 
-func (s *memStep) scan(from int, list []adj, visit func(int, int32, int32, float64)) {
+// scan visits the relations of list, except those leading to skip.
+func (s *memStep) scan(from int, list []adj, skip int32, visit func(int, int32, int32, float64)) {
 	if s.filter == nil {
 		for _, a := range list {
-			visit(from, a.to, a.rel, a.w)
+			if a.to != skip {
+				visit(from, a.to, a.rel, a.w)
+			}
 		}
 		return
 	}
 	rels := s.g.rels
 	for _, a := range list {
-		if s.filter[rels[a.rel].typ] {
+		if a.to != skip && s.filter[rels[a.rel].typ] {
 			visit(from, a.to, a.rel, a.w)
 		}
 	}
@@ -399,3 +405,38 @@ func (s *memStep) compareRels(a, b int32) int {
 	}
 	return strings.Compare(names[ra.typ], names[rb.typ])
 }
+
+// The walk search's extra access (walk.go).
+
+// expandTyped is expand reporting each relation's type and direction.
+func (s *memStep) expandTyped(_ context.Context, frontier []int32, dir Direction, visit func(int, int32, int32, int32, float64, bool)) error {
+	nodes, rels := s.g.nodes, s.g.rels
+	for i, u := range frontier {
+		n := &nodes[u]
+		if dir != Incoming {
+			for _, a := range n.out {
+				if t := rels[a.rel].typ; s.filter == nil || s.filter[t] {
+					visit(i, a.to, a.rel, t, a.w, false)
+				}
+			}
+		}
+		if dir != Outgoing {
+			for _, a := range n.in {
+				if a.to == u && dir == Both {
+					continue // a self-loop, reported from the out list
+				}
+				if t := rels[a.rel].typ; s.filter == nil || s.filter[t] {
+					visit(i, a.to, a.rel, t, a.w, a.to != u)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (s *memStep) relSource(r int32) int32 { return s.g.rels[r].src }
+func (s *memStep) relType(r int32) int32   { return s.g.rels[r].typ }
+func (s *memStep) typeName(t int32) string { return s.g.types.names[t] }
+func (s *memStep) sameRel(a, b int32) bool { return a == b }
+func (s *memStep) nodeType(n int32) string { return s.g.nodes[n].typ }
+func (s *memStep) nodeName(n int32) string { return s.g.nodes[n].name }

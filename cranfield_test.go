@@ -16,10 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// cranfieldDir holds the Cranfield 1400 collection when the evaluation data
-// sits next to the repository; the tests skip without it.
-const cranfieldDir = "../shared/data/cranfield"
-
 type cranfield struct {
 	docs    []KnowledgePage
 	queries []string               // queries[i] is query number i+1
@@ -31,9 +27,7 @@ type cranfield struct {
 // judgements number queries by position, not by .I), and judgements.
 func loadCranfield(t testing.TB) *cranfield {
 	t.Helper()
-	if _, err := os.Stat(cranfieldDir); err != nil {
-		t.Skipf("Cranfield collection not available at %s: %v", cranfieldDir, err)
-	}
+	cranfieldDir := evalData(t, "cranfield")
 	c := &cranfield{grades: map[int]map[string]int{}}
 
 	for _, rec := range readSMART(t, filepath.Join(cranfieldDir, "cran.all.1400")) {
@@ -187,9 +181,6 @@ func TestCranfieldRetrievalQuality(t *testing.T) {
 // TestCranfieldParameterGrid logs quality over a grid of k1, b and title
 // boost, for choosing defaults. It asserts nothing beyond sanity.
 func TestCranfieldParameterGrid(t *testing.T) {
-	if testing.Short() {
-		t.Skip("parameter grid skipped in short mode")
-	}
 	c := loadCranfield(t)
 	var lines []string
 	for _, boost := range []float64{0, 1, 2, 3} {

@@ -9,6 +9,14 @@
 // answers "how is X related to Y?" with the best simple paths between them.
 // Tags organise entities ([KnowledgeGraph.SetEntityTags]).
 //
+// [MemoryRetriever] answers a question from knowledge pages and the graph
+// at once. Its graph channel reads the question without a model — the
+// entities it names, the relations its words ask for, the type of answer
+// it wants — and follows those relations from the named entities, so
+// "who directed the films that X starred in" returns the directors, each
+// with the path and the words that chose each hop. A [Vocabulary] adds the
+// words a graph's users ask with.
+//
 // [InMemoryGraph] is the reference implementation. Other backends implement
 // [KnowledgeGraph] and prove that they behave the same by passing the
 // conformance suite in package kgmem/kgmemtest.

@@ -113,24 +113,24 @@ type evalFloor struct{ recall, ndcg float64 }
 // TestRetrievalEvaluation was written, so that a change that lowers
 // retrieval quality fails.
 var evalFloors = map[string]evalFloor{
-	"hybrid/score-sort": {0.80, 0.73},
-	"hybrid/rrf":        {0.68, 0.59},
-	"hybrid/weighted":   {0.80, 0.73},
+	"hybrid/score-sort": {0.82, 0.80},
+	"hybrid/rrf":        {0.75, 0.66},
+	"hybrid/weighted":   {0.85, 0.83},
 	"knowledge-only":    {0.43, 0.46},
-	"graph-only":        {0.42, 0.39},
+	"graph-only":        {0.44, 0.47},
 }
 
 // evalKindFloors are per-kind nDCG@10 floors for Hybrid with
 // FusionWeighted, set the same way.
 var evalKindFloors = map[string]float64{
-	"who-works-on":    0.60,
-	"person-projects": 0.68,
-	"project-lead":    0.69,
-	"reports-to":      0.62,
-	"tech-projects":   0.705,
-	"team-tech":       0.15,
-	"person-city":     0.415,
-	"about-person":    0.90,
+	"who-works-on":    0.81,
+	"person-projects": 0.84,
+	"project-lead":    0.86,
+	"reports-to":      0.73,
+	"tech-projects":   0.87,
+	"team-tech":       0.46,
+	"person-city":     0.56,
+	"about-person":    0.89,
 	"talk-topic":      0.98,
 	"incident":        0.98,
 	"howto":           0.98,

@@ -177,11 +177,11 @@ func ExampleMemoryRetriever_Retrieve() {
 	}
 	// Output:
 	// hybrid
-	// 0.70 entity 张三
-	// 0.63 entity 张三 —works_on→ 项目A
-	// 0.63 entity 张三 —works_on→ 项目A ←leads— Alice
-	// 0.56 page   张三 —mentioned_in→ 人事档案 1024
-	// 0.50 entity 张三 —works_on→ 项目A —part_of→ 基础架构部
+	// 0.56 entity 张三 —works_on→ 项目A (works_on ← "负责"; project ← "项目")
+	// 0.42 entity 张三
+	// 0.17 page   张三 —mentioned_in→ 人事档案 1024
+	// 0.15 page   项目A 周报
+	// 0.11 entity 张三 —works_on→ 项目A ←leads— Alice (works_on ← "负责")
 }
 
 func ExampleMemoryRetriever_Retrieve_graphOnly() {
@@ -195,9 +195,9 @@ func ExampleMemoryRetriever_Retrieve_graphOnly() {
 	}
 	// Output:
 	// graph-only
-	// 1.00 Alice
-	// 1.00 Alice —leads→ 项目A
-	// 0.50 Alice —member_of→ 基础架构部
+	// 0.60 Alice (person ← "who")
+	// 0.20 Alice —leads→ 项目A
+	// 0.14 Alice —member_of→ 基础架构部
 }
 
 func ExampleMemoryRetriever_Retrieve_knowledgeOnly() {

@@ -45,6 +45,14 @@ type RetrievalItem struct {
 	// PathNames are the display names of the entities along Path (the ID
 	// where an entity has no name).
 	PathNames []string
+	// Matched holds, for each of Relations, the words of the query that
+	// asked for that hop, as written ("directed" in "who directed Alien"),
+	// or "" for a hop no word asked for.
+	Matched []string
+	// TypeCue is the query's words that asked for an entity of this one's
+	// type ("who", "which films", "什么项目") when there were such words and
+	// the entity's type is the one they ask for; "" otherwise.
+	TypeCue string
 	// Source names the knowledge store or graph the item came from.
 	Source string
 	// TextScore is the score the knowledge stores' text search gave the
@@ -69,13 +77,33 @@ func (it RetrievalItem) ID() string {
 }
 
 // Explain renders the item's path as one readable line, for example
-// "张三 —works_on→ 项目A —part_of→ 基础架构部": entity names joined by the
-// relation types walked, with the arrow pointing the way each relation is
-// stored ("←leads—" for a relation walked from its target to its source).
-// A page that a found entity cites renders as the path to that entity
-// followed by "—mentioned_in→" and the page's title (or ID); a page only the
-// text search found renders as its title (or ID).
+// `张三 —works_on→ 项目A (works_on ← "负责"; project ← "什么项目")`: entity
+// names joined by the relation types walked, with the arrow pointing the way
+// each relation is stored ("←leads—" for a relation walked from its target
+// to its source), then, in parentheses, which words of the query chose each
+// hop (Matched) and the entity's type (TypeCue). A page that a found entity
+// cites renders as the path to that entity followed by "—mentioned_in→" and
+// the page's title (or ID); a page only the text search found renders as
+// its title (or ID).
 func (it RetrievalItem) Explain() string {
+	path := it.pathString()
+	var why []string
+	for i, m := range it.Matched {
+		if m != "" && i < len(it.Relations) {
+			why = append(why, fmt.Sprintf("%s ← %q", it.Relations[i].Type, m))
+		}
+	}
+	if it.TypeCue != "" && it.Entity != nil && it.Entity.Type != "" {
+		why = append(why, fmt.Sprintf("%s ← %q", it.Entity.Type, it.TypeCue))
+	}
+	if len(why) == 0 {
+		return path
+	}
+	return path + " (" + strings.Join(why, "; ") + ")"
+}
+
+// pathString renders the item's path without the words that chose it.
+func (it RetrievalItem) pathString() string {
 	if len(it.Path) == 0 {
 		if it.Page != nil {
 			return pageName(it.Page)
@@ -170,7 +198,7 @@ func renderItem(n int, it RetrievalItem) string {
 			fmt.Fprintf(&b, " %q", it.Page.Title)
 		}
 		if len(it.Path) > 0 {
-			fmt.Fprintf(&b, "\nsurfaced by: %s", it.Explain())
+			fmt.Fprintf(&b, "\nsurfaced by: %s", it.pathString())
 		}
 		b.WriteString("\n")
 		if c := strings.TrimSpace(it.Page.Content); c != "" {
@@ -189,7 +217,7 @@ func renderItem(n int, it RetrievalItem) string {
 			b.WriteString("\n")
 		}
 		if len(it.Path) > 1 {
-			fmt.Fprintf(&b, "path: %s\n", it.Explain())
+			fmt.Fprintf(&b, "path: %s\n", it.pathString())
 		}
 	default:
 		return ""

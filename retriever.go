@@ -1,7 +1,6 @@
 package kgmem
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,8 +23,9 @@ const (
 )
 
 // DefaultExpansion is how the graph channel expands the entities a query
-// names unless WithExpansion says otherwise: two hops, both directions.
-var DefaultExpansion = TraverseOptions{Depth: 2, Direction: Both}
+// names unless WithExpansion says otherwise: walks of up to
+// DefaultWalkHops hops, both directions.
+var DefaultExpansion = TraverseOptions{Depth: DefaultWalkHops, Direction: Both}
 
 // RetrieverConfig configures a MemoryRetriever. The zero value is valid:
 // every zero field means the documented default. Negative values are
@@ -52,6 +52,10 @@ type RetrieverConfig struct {
 	ProvenanceWeight float64
 	// NoProvenance turns off surfacing pages that entities cite.
 	NoProvenance bool
+	// Vocabulary registers words for the graph's relation and entity types
+	// that questions use but their names and kgmem's built-in lexicon do
+	// not cover. The zero value registers none.
+	Vocabulary Vocabulary
 }
 
 // PageGetter is implemented by knowledge stores that can return a page by
@@ -123,6 +127,7 @@ type namedStore struct {
 // concurrent use; its configuration is fixed at construction.
 type MemoryRetriever struct {
 	cfg       RetrieverConfig
+	vocab     *vocabIndex // cfg.Vocabulary, compiled
 	strategy  RetrievalStrategy
 	expansion TraverseOptions
 	stores    []namedStore
@@ -132,7 +137,7 @@ type MemoryRetriever struct {
 // NewMemoryRetriever returns a retriever over store (named "store" in
 // warnings; nil for none) configured by cfg and opts.
 func NewMemoryRetriever(store KnowledgeStore, cfg RetrieverConfig, opts ...RetrieverOption) *MemoryRetriever {
-	r := &MemoryRetriever{cfg: cfg, expansion: DefaultExpansion}
+	r := &MemoryRetriever{cfg: cfg, expansion: DefaultExpansion, vocab: compileVocabulary(cfg.Vocabulary)}
 	if store != nil {
 		r.stores = append(r.stores, namedStore{"store", store})
 	}
@@ -168,6 +173,9 @@ func (r *MemoryRetriever) config() (RetrieverConfig, error) {
 	if err := validateTraverse(&r.expansion); err != nil {
 		return bad("expansion: %v", err)
 	}
+	if err := c.Vocabulary.validate(); err != nil {
+		return c, err
+	}
 	if c.MaxResults == 0 {
 		c.MaxResults = DefaultMaxResults
 	}
@@ -198,11 +206,13 @@ type sourceRun struct {
 
 // graphHit is an entity the graph channel found.
 type graphHit struct {
-	entity Entity
-	score  float64
-	path   []string
-	rels   []Relation
-	names  []string
+	entity  Entity
+	score   float64
+	path    []string
+	rels    []Relation
+	names   []string
+	matched []string // by hop: the query words that asked for it
+	typeCue string   // the query words naming the entity's type
 }
 
 // Retrieve answers query. Depending on the strategy (see WithStrategy) it
@@ -373,8 +383,14 @@ func (r *MemoryRetriever) runSource(ctx context.Context, cfg RetrieverConfig, qu
 }
 
 // searchGraph is the graph channel over one graph: link the entities the
-// query names, expand each, keep each entity once with its best score.
+// query names, follow the relations the query asks about from them (see
+// walk.go), and return the best keep entities, each once with its best
+// walk, and how many named entities the answer used.
 func (r *MemoryRetriever) searchGraph(ctx context.Context, g KnowledgeGraph, query string, keep int) ([]graphHit, int, error) {
+	cfg := walkConfig{hops: r.expansion.Depth, dir: r.expansion.Direction, vocab: r.vocab}
+	if mg, ok := g.(*InMemoryGraph); ok {
+		return mg.answer(ctx, query, cfg, r.expansion.RelationTypes, keep)
+	}
 	var mentions []EntityMention
 	var err error
 	if l, ok := g.(EntityLinker); ok {
@@ -382,66 +398,28 @@ func (r *MemoryRetriever) searchGraph(ctx context.Context, g KnowledgeGraph, que
 	} else {
 		mentions, err = LinkWithKeywords(ctx, g, query)
 	}
-	if err != nil {
+	if err != nil || len(mentions) == 0 {
 		return nil, 0, err
 	}
-	best := make(map[string]int)
 	var hits []graphHit
-	offer := func(h graphHit) {
-		if i, ok := best[h.entity.ID]; ok {
-			if compareHits(&h, &hits[i]) < 0 {
-				hits[i] = h
-			}
-			return
+	var linked int
+	read := func(n Neighborhood) error {
+		st := newNeighborStep(n, r.expansion.RelationTypes)
+		links := make([]questionLink, len(mentions))
+		for i, m := range mentions {
+			links[i] = questionLink{node: st.intern(m.Entity.ID), start: m.Start, end: m.End, quality: m.Quality,
+				weak: weakMention(m.Text, spells(m.Entity.Name, m.Entity.Aliases, m.Alias, m.Text))}
 		}
-		best[h.entity.ID] = len(hits)
-		hits = append(hits, h)
+		var err error
+		hits, linked, err = answerQuestion(ctx, st, query, links, cfg, keep)
+		return err
 	}
-	for _, m := range mentions {
-		name := displayName(&m.Entity)
-		offer(graphHit{entity: m.Entity, score: m.Quality, path: []string{m.Entity.ID}, names: []string{name}})
-		if r.expansion.Depth == 0 {
-			continue
-		}
-		opts := r.expansion
-		opts.Limit = keep
-		related, err := g.GetRelated(ctx, m.Entity.ID, opts)
-		if errors.Is(err, ErrNotFound) {
-			continue // removed since it was linked
-		}
-		if err != nil {
-			return nil, 0, err
-		}
-		names := map[string]string{m.Entity.ID: name}
-		for i := range related {
-			names[related[i].Entity.ID] = displayName(&related[i].Entity)
-		}
-		for _, s := range related {
-			pathNames := make([]string, len(s.Path))
-			for i, id := range s.Path {
-				if pathNames[i] = names[id]; pathNames[i] == "" {
-					pathNames[i] = id
-				}
-			}
-			offer(graphHit{entity: s.Entity, score: m.Quality * s.Score, path: s.Path, rels: s.Relations, names: pathNames})
-		}
+	if nr, ok := g.(NeighborhoodReader); ok {
+		err = nr.ReadNeighborhood(ctx, read)
+	} else {
+		err = read(relatedNeighborhood{g})
 	}
-	slices.SortFunc(hits, func(a, b graphHit) int { return compareHits(&a, &b) })
-	if len(hits) > keep {
-		hits = hits[:keep]
-	}
-	return hits, len(mentions), nil
-}
-
-// compareHits orders graph hits best first: score, fewer hops, path.
-func compareHits(a, b *graphHit) int {
-	if c := cmp.Compare(b.score, a.score); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(len(a.path), len(b.path)); c != 0 {
-		return c
-	}
-	return slices.Compare(a.path, b.path)
+	return hits, linked, err
 }
 
 // span is the wall time from the first start to the last end of one
@@ -484,7 +462,8 @@ func (r *MemoryRetriever) collect(runs []sourceRun, stats *RetrievalStats) *cand
 		for _, h := range run.hits {
 			e := h.entity
 			c.addGraph(RetrievalItem{
-				Kind: ItemEntity, Entity: &e, Path: h.path, Relations: h.rels, PathNames: h.names, Source: run.name,
+				Kind: ItemEntity, Entity: &e, Path: h.path, Relations: h.rels, PathNames: h.names, Matched: h.matched, TypeCue: h.typeCue,
+				Source: run.name,
 			}, clamp01(h.score))
 		}
 	}
@@ -499,7 +478,7 @@ func (r *MemoryRetriever) collect(runs []sourceRun, stats *RetrievalStats) *cand
 func (r *MemoryRetriever) surface(ctx context.Context, runs []sourceRun, c *candidates, cfg RetrieverConfig) (int, error) {
 	var citing []RetrievalItem
 	for i := range c.items {
-		if it := c.items[i]; it.Kind == ItemEntity && len(it.Entity.SourceIDs) > 0 {
+		if it := c.items[i]; it.Kind == ItemEntity && (len(it.Entity.SourceIDs) > 0 || citesRelations(it.Relations)) {
 			citing = append(citing, it)
 		}
 	}
@@ -507,32 +486,61 @@ func (r *MemoryRetriever) surface(ctx context.Context, runs []sourceRun, c *cand
 	added := 0
 	missing := make(map[string]bool) // pages no store holds, or that failed
 	var errs []error
-	for _, e := range citing {
-		for _, id := range e.Entity.SourceIDs {
-			probe := RetrievalItem{Kind: ItemPage, Page: &KnowledgePage{ID: id}}
-			if _, ok := c.lookup(&probe); !ok {
-				if missing[id] || added == cfg.Candidates {
-					continue
-				}
-				page, source, err := r.getPage(ctx, runs, id)
-				if err != nil {
-					errs = append(errs, err)
-				}
-				if source == "" {
-					missing[id] = true
-					continue
-				}
-				probe = RetrievalItem{Kind: ItemPage, Page: &page, Source: source}
-				added++
+	offer := func(e *RetrievalItem, id string, score float64) {
+		probe := RetrievalItem{Kind: ItemPage, Page: &KnowledgePage{ID: id}}
+		if _, ok := c.lookup(&probe); !ok {
+			if missing[id] || added == cfg.Candidates {
+				return
 			}
-			probe.Path, probe.Relations, probe.PathNames, probe.Source = e.Path, e.Relations, e.PathNames, e.Source
-			c.addGraph(probe, cfg.ProvenanceWeight*e.GraphScore)
+			page, source, err := r.getPage(ctx, runs, id)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			if source == "" {
+				missing[id] = true
+				return
+			}
+			probe = RetrievalItem{Kind: ItemPage, Page: &page, Source: source}
+			added++
+		}
+		probe.Path, probe.Relations, probe.PathNames, probe.Matched, probe.Source = e.Path, e.Relations, e.PathNames, e.Matched, e.Source
+		c.addGraph(probe, score)
+	}
+	// Did the graph find what the question asks about (a hop that a word
+	// of the question chose)? Then the entities it named are context.
+	asked := slices.ContainsFunc(c.items, func(it RetrievalItem) bool {
+		return it.Kind == ItemEntity && slices.ContainsFunc(it.Matched, func(m string) bool { return m != "" })
+	})
+	for i := range citing {
+		e := &citing[i]
+		// The pages that state the relations of the entity's path are its
+		// evidence; the pages that merely mention an entity weigh less,
+		// unless the question is about an entity it named.
+		for _, rel := range e.Relations {
+			for _, id := range rel.SourceIDs {
+				offer(e, id, cfg.ProvenanceWeight*e.GraphScore)
+			}
+		}
+		mentioned := cfg.ProvenanceWeight * e.GraphScore
+		if asked || len(e.Path) > 1 {
+			mentioned *= answerPagesWeight
+		}
+		for _, id := range e.Entity.SourceIDs {
+			offer(e, id, mentioned)
 		}
 	}
 	if len(errs) > 0 {
 		return added, fmt.Errorf("surfacing cited pages: %w", errors.Join(errs...))
 	}
 	return added, nil
+}
+
+// answerPagesWeight scales the pages that mention an entity the graph
+// channel reached (rather than one the question named) when they surface.
+const answerPagesWeight = 0.5
+
+func citesRelations(rels []Relation) bool {
+	return slices.ContainsFunc(rels, func(r Relation) bool { return len(r.SourceIDs) > 0 })
 }
 
 // getPage fetches page id from the first answering store that holds it;

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -97,16 +98,21 @@ func TestRetrieveStrategies(t *testing.T) {
 		{
 			name: "hybrid", store: s, opts: []kgmem.RetrieverOption{kgmem.WithKnowledgeGraph(g)},
 			query: "张三负责什么项目？", strategy: kgmem.Hybrid,
-			// Weighted fusion, best content score 0.486 → λ = 0.3: the named
-			// entity 1×0.7, 项目A 0.9×0.7, doc-hr (cited by 张三) 0.8×1×0.7,
-			// 基础架构部 0.72×0.7, then the text hit doc-1 at 0.486×0.3.
-			want: []string{"entity:p:zs", "entity:prj:a", "page:doc-hr", "entity:dept:infra", "page:doc-1"},
+			// Weighted fusion, best content score 0.486 → λ = 0.3. Graph
+			// scores: 项目A, the answer, 0.85 (负责 names works_on through the
+			// lexicon) × √0.9 (weight); 张三, the named entity, 0.6 (context);
+			// doc-hr, cited by 张三, 0.8 × 0.6 × 0.5 (a page merely naming an
+			// entity the question only used as context); 基础架构部 0.806 ×
+			// 0.4 (part_of, which no word names) × √0.8 × 0.5 (a team, not the
+			// 项目 asked for). Each times 0.7; the text hit doc-1 at 0.486 ×
+			// 0.3.
+			want: []string{"entity:prj:a", "entity:p:zs", "page:doc-hr", "page:doc-1", "entity:dept:infra"},
 		},
 		{
 			name: "graph only returns entities only", store: s,
 			opts:  []kgmem.RetrieverOption{kgmem.WithKnowledgeGraph(g), kgmem.WithStrategy(kgmem.GraphOnly)},
 			query: "张三负责什么项目？", strategy: kgmem.GraphOnly,
-			want: []string{"entity:p:zs", "entity:prj:a", "entity:dept:infra"},
+			want: []string{"entity:prj:a", "entity:p:zs", "entity:dept:infra"},
 		},
 		{
 			name: "knowledge only", store: s,
@@ -123,14 +129,17 @@ func TestRetrieveStrategies(t *testing.T) {
 			name: "hybrid without a store runs graph only", store: nil,
 			opts:  []kgmem.RetrieverOption{kgmem.WithKnowledgeGraph(g)},
 			query: "who leads project apollo", strategy: kgmem.GraphOnly,
-			want: []string{"entity:project:apollo", "entity:p:alice"},
+			want: []string{"entity:p:alice", "entity:project:apollo"},
 		},
 		{
 			name: "alias links, provenance page surfaces", store: s,
 			opts:  []kgmem.RetrieverOption{kgmem.WithKnowledgeGraph(g)},
 			query: "status of Apollo", strategy: kgmem.Hybrid,
-			// No page matches the words; best content score 0 → λ = 0.3.
-			want: []string{"entity:project:apollo", "entity:p:alice", "page:doc-apollo"},
+			// No page matches the words; best content score 0 → λ = 0.3. No
+			// word names a relation, so the named entity leads (0.9 alias ×
+			// 0.6), then the page Apollo cites (0.8 × 0.54), then Alice (0.9
+			// × 0.4, leads unnamed).
+			want: []string{"entity:project:apollo", "page:doc-apollo", "entity:p:alice"},
 		},
 		{
 			name: "empty query", store: s, opts: []kgmem.RetrieverOption{kgmem.WithKnowledgeGraph(g)},
@@ -160,14 +169,21 @@ func TestRetrieveHybridScoresAndExplanations(t *testing.T) {
 	for _, it := range res.Items {
 		byID[it.ID()] = it
 	}
-	require.Equal(t, 1.0, byID["p:zs"].GraphScore, "the named entity scores its link quality")
-	require.Equal(t, 0.9, byID["prj:a"].GraphScore)
-	require.InDelta(t, 0.72, byID["dept:infra"].GraphScore, 1e-12)
-	require.InDelta(t, 0.8, byID["doc-hr"].GraphScore, 1e-12, "provenance: 0.8 × the citing entity's 1.0")
+	answer := 0.85 * math.Sqrt(0.9) // 负责 names works_on through the lexicon, times √weight
+	require.InDelta(t, answer, byID["prj:a"].GraphScore, 1e-12)
+	require.Equal(t, 0.6, byID["p:zs"].GraphScore, "the named entity is context: 0.6 × its link quality, below the answer")
+	require.InDelta(t, answer*0.4*math.Sqrt(0.8)*0.5, byID["dept:infra"].GraphScore, 1e-12,
+		"part_of, which no word names, and a team where the question asks for a project")
+	require.InDelta(t, 0.8*0.6*0.5, byID["doc-hr"].GraphScore, 1e-12,
+		"provenance: 0.8 × the citing entity's 0.6 × 0.5, for a page that merely names an entity used as context")
 	require.Zero(t, byID["doc-hr"].TextScore, "the text search did not find doc-hr")
 	require.Zero(t, byID["doc-1"].GraphScore, "no entity cites doc-1")
 	require.Greater(t, byID["doc-1"].TextScore, 0.0)
-	require.Equal(t, "张三 —works_on→ 项目A —part_of→ 基础架构部", byID["dept:infra"].Explain())
+	require.Equal(t, []string{"负责"}, byID["prj:a"].Matched)
+	require.Equal(t, "项目", byID["prj:a"].TypeCue)
+	require.Equal(t, `张三 —works_on→ 项目A (works_on ← "负责"; project ← "项目")`, byID["prj:a"].Explain())
+	require.Equal(t, `张三 —works_on→ 项目A —part_of→ 基础架构部 (works_on ← "负责")`, byID["dept:infra"].Explain())
+	require.Equal(t, []string{"负责", ""}, byID["dept:infra"].Matched)
 	require.Equal(t, "张三 —mentioned_in→ 人事档案", byID["doc-hr"].Explain())
 	require.Equal(t, "项目A 周报", byID["doc-1"].Explain())
 	require.Equal(t, 1, res.Stats.Linked)
@@ -203,31 +219,34 @@ func TestFusionMethods(t *testing.T) {
 	require.Len(t, hits, 1)
 	text := hits[0].Score // doc-1, the only page the text search finds
 	require.Less(t, text, 0.5, "the best text score selects λ = 0.3 below")
+	answer, named := 0.85*math.Sqrt(0.9), 0.6
+	infra, hr := answer*0.4*math.Sqrt(0.8)*0.5, 0.8*named*0.5
 	tests := []struct {
 		fusion kgmem.Fusion
 		want   []string
 		scores []float64
 	}{
 		{
-			// The larger channel score: 张三 1, 项目A 0.9, doc-hr 0.8 × 1
-			// (cited by 张三), 基础架构部 0.9 × 0.8, doc-1 its text score.
+			// The larger channel score: 项目A the answer's, 张三 the named
+			// entity's, doc-1 its text score, doc-hr 0.8 × 0.5 × 张三's (it
+			// cites doc-hr), 基础架构部 two hops away.
 			fusion: kgmem.FusionScoreSort,
-			want:   []string{"entity:p:zs", "entity:prj:a", "page:doc-hr", "entity:dept:infra", "page:doc-1"},
-			scores: []float64{1, 0.9, 0.8, 0.9 * 0.8, text},
+			want:   []string{"entity:prj:a", "entity:p:zs", "page:doc-1", "page:doc-hr", "entity:dept:infra"},
+			scores: []float64{answer, named, text, hr, infra},
 		},
 		{
 			// RRF: half of (k+1)/(k+rank) per channel. doc-1 is first in the
-			// text channel and ties with 张三, first in the graph channel; at
+			// text channel and ties with 项目A, first in the graph channel; at
 			// equal score the shorter path (none) comes first.
 			fusion: kgmem.FusionRRF,
-			want:   []string{"page:doc-1", "entity:p:zs", "entity:prj:a", "page:doc-hr", "entity:dept:infra"},
+			want:   []string{"page:doc-1", "entity:prj:a", "entity:p:zs", "page:doc-hr", "entity:dept:infra"},
 			scores: []float64{0.5, 0.5, 61.0 / 62 / 2, 61.0 / 63 / 2, 61.0 / 64 / 2},
 		},
 		{
 			// λ = 0.3: graph items 0.7 × their graph score, doc-1 0.3 × text.
 			fusion: kgmem.FusionWeighted,
-			want:   []string{"entity:p:zs", "entity:prj:a", "page:doc-hr", "entity:dept:infra", "page:doc-1"},
-			scores: []float64{0.7, 0.7 * 0.9, 0.7 * 0.8, 0.7 * 0.9 * 0.8, 0.3 * text},
+			want:   []string{"entity:prj:a", "entity:p:zs", "page:doc-hr", "page:doc-1", "entity:dept:infra"},
+			scores: []float64{0.7 * answer, 0.7 * named, 0.7 * hr, 0.3 * text, 0.7 * infra},
 		},
 	}
 	for _, tt := range tests {
@@ -256,7 +275,7 @@ func TestFusionCombinesBothChannels(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "doc-apollo", hits[0].Page.ID)
 	text := hits[0].Score
-	graph := 0.8 * 0.9 // ProvenanceWeight × the alias link quality of Project Apollo
+	graph := 0.8 * 0.9 * 0.6 // ProvenanceWeight × Project Apollo's score: alias link quality × 0.6, the named entity as context
 	for _, tt := range []struct {
 		fusion kgmem.Fusion
 		want   float64
@@ -477,7 +496,7 @@ func TestRetrieveEntityReachedTwiceKeepsBest(t *testing.T) {
 	res, err := r.Retrieve(ctx, "ann and bob")
 	require.NoError(t, err)
 	require.Equal(t, []string{"entity:ann", "entity:bob", "entity:carol"}, ids(res.Items))
-	require.Equal(t, 0.7, res.Items[2].Score)
+	require.Equal(t, 0.4*math.Sqrt(0.7), res.Items[2].Score, "a hop no word names (0.4) times √ the better weight")
 	require.Equal(t, []string{"bob", "carol"}, res.Items[2].Path)
 }
 

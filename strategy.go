@@ -160,7 +160,8 @@ func (c *candidates) addGraph(it RetrievalItem, score float64) {
 	if c.inGraph[i] && !graphBetter(score, it.Path, cur.GraphScore, cur.Path) {
 		return
 	}
-	cur.GraphScore, cur.Path, cur.Relations, cur.PathNames = score, it.Path, it.Relations, it.PathNames
+	cur.GraphScore, cur.Path, cur.Relations, cur.PathNames, cur.Matched, cur.TypeCue =
+		score, it.Path, it.Relations, it.PathNames, it.Matched, it.TypeCue
 	if cur.Kind == ItemEntity || !c.inText[i] {
 		cur.Source = it.Source
 	}

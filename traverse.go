@@ -2,6 +2,7 @@ package kgmem
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -83,12 +84,15 @@ func TraversePaths(ctx context.Context, n Neighborhood, sourceID, targetID strin
 // interns the entity IDs it meets to node handles and keeps every relation
 // it is told about under a relation handle, for the length of one call.
 type neighborStep struct {
-	n        Neighborhood
-	types    []string
-	ids      []string // node handle → entity ID
-	handles  map[string]int32
-	rels     []Relation // relation handle → relation
-	entities map[int32]Entity
+	n         Neighborhood
+	types     []string
+	ids       []string // node handle → entity ID
+	handles   map[string]int32
+	rels      []Relation // relation handle → relation
+	entities  map[int32]Entity
+	typeIDs   map[string]int32 // relation type → type handle, for the walk search
+	typeNames []string
+	relTypes  []int32 // relation handle → type handle
 }
 
 func newNeighborStep(n Neighborhood, types []string) *neighborStep {
@@ -146,6 +150,7 @@ func (s *neighborStep) expand(ctx context.Context, frontier []int32, dir Directi
 		toH := s.intern(to)
 		relH := int32(len(s.rels))
 		s.rels = append(s.rels, r)
+		s.relTypes = append(s.relTypes, s.internType(r.Type))
 		for _, i := range positions[s.handles[at]] {
 			visit(i, toH, relH, r.Weight)
 		}
@@ -156,11 +161,32 @@ func (s *neighborStep) expand(ctx context.Context, frontier []int32, dir Directi
 	return bad
 }
 
-// prepare fetches the entities of the result in one call.
+func (s *neighborStep) internType(t string) int32 {
+	if h, ok := s.typeIDs[t]; ok {
+		return h
+	}
+	if s.typeIDs == nil {
+		s.typeIDs = make(map[string]int32)
+	}
+	h := int32(len(s.typeNames))
+	s.typeIDs[t] = h
+	s.typeNames = append(s.typeNames, t)
+	return h
+}
+
+// prepare fetches, in one call, the entities of the ranked nodes (distinct)
+// that it has not fetched before.
 func (s *neighborStep) prepare(ctx context.Context, ranked []rankedNode) error {
-	ids := make([]string, len(ranked))
-	for i, r := range ranked {
-		ids[i] = s.ids[r.n]
+	var ids []string
+	var nodes []int32
+	for _, r := range ranked {
+		if _, ok := s.entities[r.n]; !ok {
+			ids = append(ids, s.ids[r.n])
+			nodes = append(nodes, r.n)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
 	}
 	es, err := s.n.Entities(ctx, ids)
 	if err != nil {
@@ -169,9 +195,11 @@ func (s *neighborStep) prepare(ctx context.Context, ranked []rankedNode) error {
 	if len(es) != len(ids) {
 		return fmt.Errorf("kgmem: neighborhood returned %d entities for %d IDs: %w", len(es), len(ids), ErrInvalidArgument)
 	}
-	s.entities = make(map[int32]Entity, len(ranked))
-	for i, r := range ranked {
-		s.entities[r.n] = es[i]
+	if s.entities == nil {
+		s.entities = make(map[int32]Entity, len(ids))
+	}
+	for i, n := range nodes {
+		s.entities[n] = es[i]
 	}
 	return nil
 }
@@ -189,4 +217,68 @@ func (s *neighborStep) relation(r int32) Relation { return cloneRelation(s.rels[
 
 func (s *neighborStep) compareRels(a, b int32) int {
 	return compareKeys(s.rels[a].Key(), s.rels[b].Key())
+}
+
+func (s *neighborStep) relSource(r int32) int32 { return s.handles[s.rels[r].SourceID] }
+
+// expandTyped is expand reporting each relation's type and direction.
+func (s *neighborStep) expandTyped(ctx context.Context, frontier []int32, dir Direction, visit func(int, int32, int32, int32, float64, bool)) error {
+	return s.expand(ctx, frontier, dir, func(from int, to, rel int32, w float64) {
+		visit(from, to, rel, s.relTypes[rel], w, s.relSource(rel) != frontier[from])
+	})
+}
+func (s *neighborStep) relType(r int32) int32   { return s.relTypes[r] }
+func (s *neighborStep) typeName(t int32) string { return s.typeNames[t] }
+func (s *neighborStep) sameRel(a, b int32) bool { return s.compareRels(a, b) == 0 }
+func (s *neighborStep) nodeType(n int32) string { return s.entities[n].Type }
+func (s *neighborStep) nodeName(n int32) string { return s.entities[n].Name }
+
+// NeighborhoodReader is implemented by graph backends whose relations
+// kgmem's algorithms can read hop by hop. MemoryRetriever's graph channel
+// uses it to follow the relations a question asks about with one request
+// per hop; pgraph implements it over one read-only transaction. A graph
+// that does not implement it is read through GetRelated, one call per
+// entity, which reports at most one relation per neighbour.
+type NeighborhoodReader interface {
+	// ReadNeighborhood calls read with a Neighborhood over one consistent
+	// view of the graph, valid until read returns, and returns read's
+	// error.
+	ReadNeighborhood(ctx context.Context, read func(Neighborhood) error) error
+}
+
+// relatedNeighborhood reads any KnowledgeGraph as a Neighborhood through
+// GetRelated (one hop) and GetEntity.
+type relatedNeighborhood struct{ g KnowledgeGraph }
+
+func (n relatedNeighborhood) Neighbors(ctx context.Context, ids []string, dir Direction, types []string, visit func(from int, r Relation)) error {
+	for i, id := range ids {
+		related, err := n.g.GetRelated(ctx, id, TraverseOptions{Depth: 1, Direction: dir, RelationTypes: types})
+		if errors.Is(err, ErrNotFound) {
+			continue // removed since the walk reached it
+		}
+		if err != nil {
+			return err
+		}
+		for _, s := range related {
+			if len(s.Relations) == 1 {
+				visit(i, s.Relations[0])
+			}
+		}
+	}
+	return nil
+}
+
+func (n relatedNeighborhood) Entities(ctx context.Context, ids []string) ([]Entity, error) {
+	out := make([]Entity, len(ids))
+	for i, id := range ids {
+		e, ok, err := n.g.GetEntity(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, fmt.Errorf("kgmem: entity %q: %w", id, ErrNotFound)
+		}
+		out[i] = e
+	}
+	return out, nil
 }

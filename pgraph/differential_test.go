@@ -240,10 +240,24 @@ func (d *diffGen) step() diffStep {
 		return diffStep{name: fmt.Sprintf("EntityCountByTag(%q)", tag), do: func(ctx context.Context, g kgmem.KnowledgeGraph) (any, error) {
 			return g.EntityCountByTag(ctx, tag)
 		}}
-	default:
+	case op < 97:
 		text := d.text()
 		return diffStep{name: fmt.Sprintf("LinkEntities(%q)", text), linker: true, do: func(ctx context.Context, g kgmem.KnowledgeGraph) (any, error) {
 			return g.(kgmem.EntityLinker).LinkEntities(ctx, text)
+		}}
+	default:
+		// The graph channel: linking, the walk search over the backend's
+		// neighbourhood, scoring and explanations.
+		text := d.text() + " " + d.pick([]string{"works on", "knows", "类型", "r", "which s", "who", ""}) + " " + d.text()
+		return diffStep{name: fmt.Sprintf("Retrieve(%q)", text), do: func(ctx context.Context, g kgmem.KnowledgeGraph) (any, error) {
+			r := kgmem.NewMemoryRetriever(nil, kgmem.RetrieverConfig{MaxResults: 8},
+				kgmem.WithKnowledgeGraph(g), kgmem.WithStrategy(kgmem.GraphOnly))
+			res, err := r.Retrieve(ctx, text)
+			var items []string
+			for _, it := range res.Items {
+				items = append(items, fmt.Sprintf("%.15g %s %s", it.Score, it.Explain(), it.Path))
+			}
+			return []any{items, res.Stats.Linked, res.Warnings}, err
 		}}
 	}
 }

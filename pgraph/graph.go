@@ -329,6 +329,20 @@ func (g *Graph) GetRelated(ctx context.Context, id string, opts kgmem.TraverseOp
 	return res, err
 }
 
+// ReadNeighborhood calls read with a kgmem.Neighborhood over this graph
+// inside one read-only REPEATABLE READ transaction, so that everything read
+// sees one snapshot, and returns read's error. kgmem.MemoryRetriever's graph
+// channel uses it to follow the relations a question asks about with one
+// query per hop.
+func (g *Graph) ReadNeighborhood(ctx context.Context, read func(kgmem.Neighborhood) error) error {
+	n := g.neighborhood()
+	err := read(n)
+	if cerr := n.close(ctx); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // FindPaths returns the best simple paths from sourceID to targetID with
 // exactly the semantics of kgmem.InMemoryGraph.FindPaths: it runs
 // kgmem.TraversePaths, the same meet-in-the-middle search, over this graph,

@@ -21,7 +21,10 @@ type neighborhood struct {
 	conn *pgxpool.Conn // nil until the first query
 }
 
-var _ kgmem.Neighborhood = (*neighborhood)(nil)
+var (
+	_ kgmem.Neighborhood       = (*neighborhood)(nil)
+	_ kgmem.NeighborhoodReader = (*Graph)(nil)
+)
 
 func (g *Graph) neighborhood() *neighborhood { return &neighborhood{g: g} }
 

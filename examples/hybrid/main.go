@@ -54,7 +54,7 @@ func main() {
 	}
 
 	r := kgmem.NewMemoryRetriever(pages, kgmem.RetrieverConfig{MaxResults: 6}, kgmem.WithKnowledgeGraph(g))
-	for _, q := range []string{"张三负责什么项目？", "What does Apollo depend on?"} {
+	for _, q := range []string{"张三负责什么项目？", "What does Apollo use?"} {
 		res, err := r.Retrieve(ctx, q)
 		if err != nil {
 			log.Fatal(err)

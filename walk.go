@@ -1,0 +1,1060 @@
+package kgmem
+
+import (
+	"cmp"
+	"context"
+	"math"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// The graph channel's search: from the entities a question names, a
+// bounded beam search over relation walks (not GetRelated's fewest-hop-once
+// breadth-first traversal), scored by how well each hop's relation type
+// matches the question's words, in the order the question gives them.
+//
+// A walk may come back to an entity it passed (X's spouse's spouse is X)
+// and may pivot through a shared neighbour (films that share an actor with
+// X: out over starred_in's inverse and back over it), but never steps
+// straight back over the relation it just walked. Hops that match no
+// question word are allowed at a discount, so a question with no relation
+// words still gets the neighbourhood, ranked by weight.
+//
+// Work is bounded by a budget: each hop keeps at most walkBeam walks, at
+// most walkPerEntity of them standing on one entity; from each walk it
+// follows at most walkFanout relations of each type and direction (the
+// best by weight, then entity ID) and reads each hop in at most
+// walkReadings ways. So an entity with 10,000 relations of one type costs
+// one scan of its adjacency list and at most walkFanout new walks, and a
+// search expands at most walkBeam entities per hop. Within the budget the
+// search is exact: each entity gets the best-scoring walk of all walks of
+// up to the hop limit (kgmem's tests compare it with an exhaustive
+// enumeration of walks on random graphs).
+
+// Search defaults.
+const (
+	// DefaultWalkHops is the longest walk the graph channel follows.
+	DefaultWalkHops = 3
+	// walkBeam is how many walks each hop keeps.
+	walkBeam = 64
+	// walkPerEntity is how many of them may stand on one entity.
+	walkPerEntity = 4
+	// walkFanout is how many relations of one type and direction each
+	// walk follows.
+	walkFanout = 32
+	// walkReadings is how many readings of one hop a walk keeps.
+	walkReadings = 3
+	// walkKeep is how many answers a search is pruned for.
+	walkKeep = 10
+	// walkRatio is the least part of the best answer's score a walk must
+	// still be able to reach to be expanded.
+	walkRatio = 0.5
+	// walkLevelRatio is the least part of the best walk of the same
+	// length a walk's score must reach to be expanded.
+	walkLevelRatio = 0.6
+)
+
+// Scoring constants of the search; each multiplies a walk's score.
+const (
+	unmatchedHop    = 0.4  // a hop whose relation no question word names
+	backwardHop     = 0.9  // a hop walked the other way than the question's words ask
+	wrongWayPhrase  = 0.6  // likewise, for a registered phrase
+	outOfOrder      = 0.8  // a matched hop whose words come before the previous hop's
+	weakPart        = 0.35 // a hop matched only by a word of its name's domain segments
+	pivotHop        = 0.9  // the same relation walked back out, the question asking for a shared neighbour
+	notPivoted      = 0.8  // an answer reached without such a pivot when the question asks for one
+	typedHop        = 0.7  // a last hop no word named, to an entity of the type the question asks for
+	uncoveredWord   = 0.5  // times how strongly an unmatched word names some relation
+	namedContext    = 0.6  // the named entity itself, as context rather than answer
+	contextBelow    = 0.95 // at most this times the best answer its walks found
+	returnToNamed   = 0.9  // a walk that ends where it started, through other entities
+	typeMismatch    = 0.5  // an answer whose type is not the one the question asks for
+	typeUnknown     = 0.85 // an answer without a type, when the question asks for one
+	coverageShare   = 0.2  // the part of a hop's score that depends on covering its name's words
+	orderKeyTopiced = 1000
+)
+
+// hopWeight is what a relation's weight multiplies a walk's score by: its
+// square root, so that the confidences along a walk of several hops do not
+// drown how well the walk matches the question (two hops of weight 0.7
+// count 0.7, not 0.49).
+func hopWeight(w float64) float64 { return math.Sqrt(w) }
+
+// walkStepper is what the search needs from a backend beyond stepper.
+type walkStepper interface {
+	stepper
+	// expandTyped is expand that also tells the type handle of each
+	// relation and whether it was walked from its target to its source.
+	expandTyped(ctx context.Context, frontier []int32, dir Direction, visit func(from int, to, rel, typ int32, w float64, back bool)) error
+	// relSource returns the node handle of the source of relation r.
+	relSource(r int32) int32
+	// relType returns a dense handle of relation r's type; typeName
+	// returns the type of a handle.
+	relType(r int32) int32
+	typeName(t int32) string
+	// sameRel reports whether two relation handles are one relation.
+	sameRel(a, b int32) bool
+	// nodeType and nodeName return the type and name of an entity; a
+	// backend that fetches entities on demand answers them for the nodes
+	// passed to prepare.
+	nodeType(n int32) string
+	nodeName(n int32) string
+}
+
+// walkStart is an entity the question names, where walks start.
+type walkStart struct {
+	node        int32
+	quality     float64
+	first, last int // the mention's unit span in the question
+}
+
+// walkConfig bounds and filters a search.
+type walkConfig struct {
+	hops  int
+	dir   Direction // which way relations may be walked
+	vocab *vocabIndex
+	// The budget; zero fields mean the defaults (walkBeam and the rest).
+	beam, perEntity, fanout, readings int
+	// keep is how many answers the caller wants; walks that cannot reach
+	// them are not expanded (see prune). 0 means walkKeep.
+	keep int
+	// exhaustive turns pruning off, for tests.
+	exhaustive bool
+}
+
+// withDefaults fills the zero budget fields.
+func (c walkConfig) withDefaults() walkConfig {
+	for _, f := range []struct {
+		v   *int
+		def int
+	}{{&c.beam, walkBeam}, {&c.perEntity, walkPerEntity}, {&c.fanout, walkFanout}, {&c.readings, walkReadings},
+		{&c.keep, walkKeep}} {
+		if *f.v <= 0 {
+			*f.v = f.def
+		}
+	}
+	return c
+}
+
+// wstate is one walk: where it is, how it got there, what it matched.
+type wstate struct {
+	node     int32
+	parent   int32 // state index; -1 for a start
+	rel      int32 // relation handle of the last hop; -1 for a start
+	typ      int32 // type handle of the last hop; -1 for a start
+	start    int32 // index in starts
+	hops     int32
+	back     bool   // the last hop walked a relation from target to source
+	mask     uint64 // question units matched so far
+	lastKey  int32  // order key of the last matched hop; -1 for none
+	score    float64
+	strength float64 // the last hop's match, 0 when it matched nothing
+	term     int32   // the last hop's term, as index in walker.terms; -1 for none
+	pivoted  bool    // some hop walked back out over the relation type just walked
+	idHash   uint64  // idHash of the entity's ID, the beam's cheap tie-break
+}
+
+// wgroup is the relations of one type and direction leaving one state,
+// with the ways a hop over them can read the question.
+type wgroup struct {
+	next     int32 // the state's next group, -1 for none
+	state    int32
+	typ      int32
+	back     bool
+	variants []wvariant
+	cands    []wcand // the best cfg.fanout, see candBetter
+	worst    int     // index in cands of the worst, when full
+}
+
+// wvariant is one reading of a hop: which question words it matched (a
+// hop may match one word or another, and the choice matters to the next
+// hops), and what the hop's score is multiplied by.
+type wvariant struct {
+	factor   float64
+	mask     uint64
+	key      int32
+	strength float64
+	term     int32
+	pivot    bool
+}
+
+type wcand struct {
+	to, rel int32
+	w       float64
+	idHash  uint64
+}
+
+// idHash is the FNV-1a hash of an entity ID. The beam breaks ties by it,
+// which is canonical (it depends on the ID alone) and cheaper than
+// comparing IDs; equal hashes fall back to the IDs.
+func idHash(id string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(id); i++ {
+		h ^= uint64(id[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+// walker holds one search.
+type walker struct {
+	st      walkStepper
+	q       *question
+	cfg     walkConfig
+	starts  []walkStart
+	states  []wstate
+	matches []*relMatch              // by type handle; nil until met
+	relness [maxQuestionBits]float64 // how strongly each question unit names some relation met
+	terms   []wtermRef
+	hits    []uint64 // by state: the cues its entity's type matches
+	groups  []wgroup // scratch of step
+	active  uint64   // the cues some reached entity's type matches
+}
+
+// wtermRef is a term with the relation match it came from.
+type wtermRef struct {
+	m *relMatch
+	t int
+}
+
+// walkAnswer is an entity the search reached, with its best walk.
+type walkAnswer struct {
+	node  int32
+	score float64
+	state int32 // the best walk's final state
+}
+
+// searchWalks runs the search from starts and returns every state.
+func searchWalks(ctx context.Context, st walkStepper, q *question, starts []walkStart, cfg walkConfig) (*walker, error) {
+	w := &walker{st: st, q: q, cfg: cfg.withDefaults(), starts: starts}
+	for i, s := range starts {
+		w.states = append(w.states, wstate{node: s.node, parent: -1, rel: -1, typ: -1, start: int32(i),
+			lastKey: -1, score: s.quality, term: -1, idHash: idHash(st.id(s.node))})
+	}
+	level := make([]int32, len(w.states))
+	for i := range level {
+		level[i] = int32(i)
+	}
+	for hop := 1; hop <= cfg.hops && len(level) > 0; hop++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if hop > 1 && !w.cfg.exhaustive {
+			level = w.prune(level)
+		}
+		next, err := w.step(ctx, level)
+		if err != nil {
+			return nil, err
+		}
+		level = next
+	}
+	return w, nil
+}
+
+// prune drops the walks of level that cannot lead to an answer scoring
+// walkRatio of the best found so far, or among the cfg.keep best, and the
+// walks scoring under walkLevelRatio of the level's best. A hop multiplies
+// a walk's score by at most 1, and so does every factor of an answer's
+// final score except the one for a last hop that only the question's type
+// word names, which applies to the walk's own last hop, not to the hops
+// that extend it: a walk's extensions never score above the walk. The
+// answers so far are estimated without their types (see estimate), so the
+// pruning is a heuristic of the budget, not a bound.
+func (w *walker) prune(level []int32) []int32 {
+	best := map[int32]float64{}
+	for i := range w.states {
+		if e := w.estimate(int32(i)); e > best[w.states[i].node] {
+			best[w.states[i].node] = e
+		}
+	}
+	scores := make([]float64, 0, len(best))
+	for _, e := range best {
+		scores = append(scores, e)
+	}
+	bar := 0.0
+	if len(scores) > 0 {
+		slices.Sort(scores)
+		bar = walkRatio * scores[len(scores)-1]
+		if len(scores) >= w.cfg.keep {
+			bar = max(bar, scores[len(scores)-w.cfg.keep])
+		}
+	}
+	// The level is sorted best first.
+	bar = max(bar, walkLevelRatio*w.states[level[0]].score)
+	return slices.DeleteFunc(level, func(si int32) bool { return w.states[si].score < bar })
+}
+
+// estimate is state i's final score (see scoreStates) as far as the search
+// knows it, the same on every backend: every question word no hop matched
+// counts as uncovered, and the entity's type is left out, since a backend
+// may learn types only after the search.
+func (w *walker) estimate(i int32) float64 {
+	s := &w.states[i]
+	if s.hops == 0 {
+		return 0
+	}
+	q := w.q
+	score := s.score
+	for b := range len(q.content) {
+		if s.mask&(1<<uint(b)) == 0 && w.relness[b] > 0 {
+			score *= 1 - uncoveredWord*w.relness[b]
+		}
+	}
+	if s.node == w.starts[s.start].node {
+		score *= returnToNamed
+	}
+	if q.pivot && !s.pivoted {
+		score *= notPivoted
+	}
+	return score
+}
+
+// step expands the states of one level and returns the next level.
+func (w *walker) step(ctx context.Context, level []int32) ([]int32, error) {
+	// The frontier holds the level's entities once each; at[i] lists the
+	// positions in level of the states on frontier[i].
+	var frontier []int32
+	var at [][]int32
+	pos := map[int32]int{}
+	for p, si := range level {
+		n := w.states[si].node
+		i, ok := pos[n]
+		if !ok {
+			i = len(frontier)
+			pos[n] = i
+			frontier = append(frontier, n)
+			at = append(at, nil)
+		}
+		at[i] = append(at[i], int32(p))
+	}
+	// Each state's groups form a list through wgroup.next, from head.
+	groups := w.groups[:0]
+	head := make([]int32, len(level))
+	for i := range head {
+		head[i] = -1
+	}
+	err := w.st.expandTyped(ctx, frontier, w.cfg.dir, func(from int, to, rel, typ int32, wt float64, back bool) {
+		for _, p := range at[from] {
+			si := level[p]
+			s := &w.states[si]
+			if s.rel >= 0 && s.back != back && w.st.sameRel(rel, s.rel) {
+				continue // straight back over the relation just walked
+			}
+			gi := head[p]
+			for gi >= 0 && (groups[gi].typ != typ || groups[gi].back != back) {
+				gi = groups[gi].next
+			}
+			if gi < 0 {
+				g := w.group(si, typ, back)
+				g.next = head[p]
+				gi = int32(len(groups))
+				head[p] = gi
+				groups = append(groups, g)
+			}
+			w.offer(&groups[gi], to, rel, wt)
+		}
+	})
+	w.groups = groups
+	if err != nil {
+		return nil, err
+	}
+
+	// The next level: every new walk, in a canonical order (best first;
+	// ties by entity ID, then by parent, which the previous level's order
+	// already made canonical, then relation key and reading), so that the
+	// answer never depends on the order a backend reports relations in.
+	first := int32(len(w.states))
+	for gi := range groups {
+		g := &groups[gi]
+		p := w.states[g.state]
+		for _, c := range g.cands {
+			for _, v := range g.variants {
+				w.states = append(w.states, wstate{node: c.to, parent: g.state, rel: c.rel, typ: g.typ,
+					start: p.start, hops: p.hops + 1, back: g.back, mask: v.mask, lastKey: v.key,
+					score: p.score * v.factor * hopWeight(c.w), strength: v.strength, term: v.term, pivoted: p.pivoted || v.pivot,
+					idHash: c.idHash})
+			}
+		}
+	}
+	next := w.states[first:]
+	slices.SortFunc(next, w.compareStates)
+	// Keep at most perEntity walks on each entity and beam in all.
+	kept := next[:0]
+	count := map[int32]int{}
+	for _, s := range next {
+		if len(kept) == w.cfg.beam {
+			break
+		}
+		if count[s.node] < w.cfg.perEntity {
+			count[s.node]++
+			kept = append(kept, s)
+		}
+	}
+	w.states = w.states[:int(first)+len(kept)]
+	out := make([]int32, len(kept))
+	for i := range out {
+		out[i] = first + int32(i)
+	}
+	return out, nil
+}
+
+// compareStates orders the walks of one level canonically: score
+// descending, then the entity (by idHash, then ID), the parent (an index
+// into the previous level, whose order is canonical), the last relation's
+// key, and the reading of the last hop.
+func (w *walker) compareStates(a, b wstate) int {
+	if c := cmp.Compare(b.score, a.score); c != 0 {
+		return c
+	}
+	if a.node != b.node {
+		if c := cmp.Compare(a.idHash, b.idHash); c != 0 {
+			return c
+		}
+		return strings.Compare(w.st.id(a.node), w.st.id(b.node))
+	}
+	if c := cmp.Compare(a.parent, b.parent); c != 0 {
+		return c
+	}
+	if c := w.st.compareRels(a.rel, b.rel); c != 0 {
+		return c
+	}
+	if a.back != b.back {
+		if !a.back {
+			return -1
+		}
+		return 1
+	}
+	if c := cmp.Compare(a.mask, b.mask); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.lastKey, b.lastKey); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.term, b.term)
+}
+
+// offer keeps the relation rel to entity to in g if it is among the
+// group's cfg.fanout best: higher weight, then the entity (by idHash, then
+// ID), then smaller relation key.
+func (w *walker) offer(g *wgroup, to, rel int32, wt float64) {
+	if len(g.cands) == w.cfg.fanout {
+		// Most relations of a hub lose on weight alone, before hashing.
+		if worst := &g.cands[g.worst]; wt < worst.w {
+			return
+		}
+	}
+	c := wcand{to, rel, wt, idHash(w.st.id(to))}
+	if len(g.cands) < w.cfg.fanout {
+		g.cands = append(g.cands, c)
+		if len(g.cands) == w.cfg.fanout {
+			g.worst = w.worstOf(g.cands)
+		}
+		return
+	}
+	if !w.candBetter(c, g.cands[g.worst]) {
+		return
+	}
+	g.cands[g.worst] = c
+	g.worst = w.worstOf(g.cands)
+}
+
+func (w *walker) candBetter(a, b wcand) bool {
+	if a.w != b.w {
+		return a.w > b.w
+	}
+	if a.to != b.to {
+		if a.idHash != b.idHash {
+			return a.idHash < b.idHash
+		}
+		return w.st.id(a.to) < w.st.id(b.to)
+	}
+	return w.st.compareRels(a.rel, b.rel) < 0
+}
+
+func (w *walker) worstOf(cs []wcand) int {
+	worst := 0
+	for i := 1; i < len(cs); i++ {
+		if w.candBetter(cs[worst], cs[i]) {
+			worst = i
+		}
+	}
+	return worst
+}
+
+// match returns what relation type t's name matches in the question.
+func (w *walker) match(t int32) *relMatch {
+	if int(t) >= len(w.matches) {
+		w.matches = append(w.matches, make([]*relMatch, int(t)+1-len(w.matches))...)
+	}
+	if m := w.matches[t]; m != nil {
+		return m
+	}
+	m := w.q.matchRelation(w.st.typeName(t), w.cfg.vocab)
+	w.matches[t] = m
+	for _, tm := range m.terms {
+		s := tm.strength
+		if tm.part >= 0 && m.parts[tm.part].weight < 1 {
+			s *= weakPart
+		}
+		for b := range maxQuestionBits {
+			if tm.mask&(1<<uint(b)) != 0 {
+				w.relness[b] = max(w.relness[b], s)
+			}
+		}
+	}
+	return m
+}
+
+// wantForward tells which way the question's words tm ask to walk a
+// relation of m's type from the walk's start. A noun names the relation's
+// target as seen from its source ("X's director", "the manager of X"), so
+// it asks to walk forward. A verb relates a subject and an object: the
+// named entity is the subject when it comes before an active verb ("X
+// reports to") or after a passive one ("directed by X"), the object
+// otherwise ("who reports to X", "X was directed by"); walking forward
+// means going from the relation's source, which is the subject of an
+// active name ("reports_to") and the object of a passive one
+// ("directed_by"). A registered inverse phrase asks the other way.
+func (w *walker) wantForward(start int32, tm *term, m *relMatch) bool {
+	forward := true
+	if !tm.noun {
+		s := &w.starts[start]
+		topicAfter := s.first > tm.last
+		subject := topicAfter == tm.passive
+		forward = subject != m.passiveName
+	}
+	return forward != tm.inverse
+}
+
+// orderKey places unit u relative to the mention a walk starts from: the
+// words after the mention in reading order first, then the words before
+// it, nearest first — "the B of the A of X" and "X's A's B" both ask for
+// A, then B.
+func (w *walker) orderKey(start int32, u int) int32 {
+	s := &w.starts[start]
+	if u > s.last {
+		return int32(u - s.last)
+	}
+	return int32(orderKeyTopiced + s.first - u)
+}
+
+// group computes how a hop over relations of type typ, walked backwards
+// or not, can continue state si: its best readings of the question.
+func (w *walker) group(si, typ int32, back bool) wgroup {
+	s := &w.states[si]
+	g := wgroup{state: si, typ: typ, back: back}
+	m := w.match(typ)
+	for i, tm := range m.terms {
+		if tm.mask&s.mask != 0 {
+			continue
+		}
+		val := tm.strength
+		if forward := w.wantForward(s.start, &tm, m); forward == back {
+			if tm.part < 0 {
+				val *= wrongWayPhrase
+			} else {
+				val *= backwardHop
+			}
+		}
+		if tm.part >= 0 && m.parts[tm.part].weight < 1 {
+			val *= weakPart
+		}
+		key := w.orderKey(s.start, tm.first)
+		if key < s.lastKey {
+			val *= outOfOrder
+		}
+		// The other words of the name that the question also has, near
+		// this one, complete the match.
+		mask, cov := tm.mask, 1.0
+		if tm.part >= 0 {
+			covered, total := 0.0, 0.0
+			for pi, p := range m.parts {
+				if p.weight < 1 {
+					continue
+				}
+				total += p.weight
+				if pi == tm.part {
+					covered += p.weight
+					continue
+				}
+				for _, other := range m.terms {
+					if other.part == pi && other.mask&(s.mask|mask) == 0 {
+						covered += p.weight
+						mask |= other.mask
+						break
+					}
+				}
+			}
+			if total > 0 {
+				cov = covered / total
+			}
+		}
+		// Neighbouring words that name the same relation ("religious
+		// belief") belong to this hop too.
+		for _, other := range m.terms {
+			if other.mask&(s.mask|mask) == 0 && (other.first == tm.last+1 || other.last+1 == tm.first) {
+				mask |= other.mask
+			}
+		}
+		factor := val * (1 - coverageShare + coverageShare*cov)
+		if factor <= unmatchedHop {
+			continue
+		}
+		v := wvariant{factor: factor, mask: s.mask | mask, key: key, strength: factor, term: int32(len(w.terms))}
+		if j := slices.IndexFunc(g.variants, func(o wvariant) bool { return o.mask == v.mask }); j >= 0 {
+			if o := &g.variants[j]; v.factor > o.factor || v.factor == o.factor && v.key < o.key {
+				w.terms = append(w.terms, wtermRef{m, i})
+				*o = v
+			}
+			continue
+		}
+		w.terms = append(w.terms, wtermRef{m, i})
+		g.variants = append(g.variants, v)
+	}
+	slices.SortStableFunc(g.variants, func(a, b wvariant) int {
+		if c := cmp.Compare(b.factor, a.factor); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.key, b.key)
+	})
+	if len(g.variants) > w.cfg.readings {
+		g.variants = g.variants[:w.cfg.readings]
+	}
+	// A pivot: the relation just walked, walked back out to another entity,
+	// when the question asks for something shared (the same director, a
+	// film that shares an actor, who co-starred).
+	if w.q.pivot && s.rel >= 0 && s.typ == typ && s.back != back && s.strength > 0 {
+		g.variants = append(g.variants, wvariant{factor: s.strength * pivotHop, mask: s.mask, key: s.lastKey,
+			strength: s.strength, term: s.term, pivot: true})
+	}
+	if len(g.variants) == 0 {
+		g.variants = append(g.variants, wvariant{factor: unmatchedHop, mask: s.mask, key: s.lastKey, term: -1})
+	}
+	return g
+}
+
+// scoreStates scores every state as an answer: its walk's score times
+// the penalties for question words no hop matched, for an answer of
+// another type than the question asks for, for the named entity itself and
+// for a walk back to it. It records in w.hits which cues each state's type
+// matches.
+func (w *walker) scoreStates() []float64 {
+	q := w.q
+	// A cue counts when some reached entity has the type it asks for.
+	w.hits = make([]uint64, len(w.states))
+	typeCache := map[string]uint64{}
+	var active uint64
+	for i := range w.states {
+		t := w.st.nodeType(w.states[i].node)
+		h, ok := typeCache[t]
+		if !ok {
+			h = q.typeMatch(t, w.cfg.vocab)
+			typeCache[t] = h
+		}
+		w.hits[i] = h
+		active |= h
+	}
+	w.active = active
+	// The type a question asks for names an unnamed hop only when it is a
+	// noun ("what team is Ann in") or the question names some relation:
+	// "who is Ann?" asks about Ann, not about the people next to her.
+	var nouns uint64
+	for ci, c := range q.cues {
+		if ci < 64 && !c.wh {
+			nouns |= 1 << uint(ci)
+		}
+	}
+	if slices.ContainsFunc(w.relness[:len(q.content)], func(r float64) bool { return r > 0 }) {
+		nouns = ^uint64(0)
+	}
+	scores := make([]float64, len(w.states))
+	matched := make([]float64, len(w.starts)) // by start: its best walk that matched a word
+	for i := range w.states {
+		s := &w.states[i]
+		if s.hops == 0 {
+			continue
+		}
+		score := s.score
+		covered := s.mask
+		hit := w.hits[i] & active
+		for ci, c := range q.cues {
+			if ci < 64 && hit&(1<<uint(ci)) != 0 {
+				covered |= q.span(c.unit, c.last)
+			}
+		}
+		for b := range len(q.content) {
+			if covered&(1<<uint(b)) == 0 && w.relness[b] > 0 {
+				score *= 1 - uncoveredWord*w.relness[b]
+			}
+		}
+		switch {
+		case active == 0:
+		case hit != 0:
+			if s.term < 0 && hit&nouns != 0 {
+				// The type the question asks for names a hop no other
+				// word did: "the offices of people skilled in X".
+				score *= typedHop / unmatchedHop
+			}
+		case w.st.nodeType(s.node) == "":
+			score *= typeUnknown
+		default:
+			score *= typeMismatch
+		}
+		if s.node == w.starts[s.start].node && w.leftStart(int32(i)) {
+			score *= returnToNamed
+		}
+		if q.pivot && !s.pivoted {
+			score *= notPivoted
+		}
+		scores[i] = score
+		if s.mask != 0 {
+			matched[s.start] = max(matched[s.start], score)
+		}
+	}
+	// The named entities are context: they rank just below the answers
+	// their walks found, or, when no walk matched the question, above the
+	// plain neighbourhood.
+	for i := range w.starts {
+		score := w.states[i].score * namedContext
+		if matched[i] > 0 {
+			score = min(score, contextBelow*matched[i])
+		}
+		scores[i] = score
+	}
+	return scores
+}
+
+// aggregate returns each entity once, best first, with its best walk,
+// counting only the walks from starts that keep accepts.
+func (w *walker) aggregate(scores []float64, keep func(start int32) bool) []walkAnswer {
+	best := map[int32]int{}
+	var out []walkAnswer
+	for i := range w.states {
+		s := &w.states[i]
+		if !keep(s.start) {
+			continue
+		}
+		j, ok := best[s.node]
+		if !ok {
+			best[s.node] = len(out)
+			out = append(out, walkAnswer{node: s.node, score: scores[i], state: int32(i)})
+			continue
+		}
+		a := &out[j]
+		if scores[i] > a.score || scores[i] == a.score && w.pathLess(int32(i), a.state) {
+			a.score, a.state = scores[i], int32(i)
+		}
+	}
+	slices.SortFunc(out, func(a, b walkAnswer) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(w.states[a.state].hops, w.states[b.state].hops); c != 0 {
+			return c
+		}
+		return strings.Compare(w.st.id(a.node), w.st.id(b.node))
+	})
+	return out
+}
+
+// leftStart reports whether the walk ending in state i passed through an
+// entity other than its start.
+func (w *walker) leftStart(i int32) bool {
+	home := w.starts[w.states[i].start].node
+	for ; i >= 0; i = w.states[i].parent {
+		if w.states[i].node != home {
+			return true
+		}
+	}
+	return false
+}
+
+// pathLess orders two walks to the same entity canonically: fewer hops,
+// then the entity IDs along the way, the relation keys and directions,
+// and the words each hop read.
+func (w *walker) pathLess(a, b int32) bool {
+	pa, pb := w.path(a), w.path(b)
+	if len(pa) != len(pb) {
+		return len(pa) < len(pb)
+	}
+	for i := range pa {
+		if sa, sb := &w.states[pa[i]], &w.states[pb[i]]; sa.node != sb.node {
+			return w.st.id(sa.node) < w.st.id(sb.node)
+		}
+	}
+	for i := 1; i < len(pa); i++ {
+		sa, sb := &w.states[pa[i]], &w.states[pb[i]]
+		if c := w.st.compareRels(sa.rel, sb.rel); c != 0 {
+			return c < 0
+		}
+		if sa.back != sb.back {
+			return !sa.back
+		}
+		if c := cmp.Compare(w.termSpan(sa.term), w.termSpan(sb.term)); c != 0 {
+			return c < 0
+		}
+	}
+	return a < b
+}
+
+// termSpan returns the byte offset where a hop's words start, -1 for none.
+func (w *walker) termSpan(t int32) int {
+	if t < 0 {
+		return -1
+	}
+	ref := w.terms[t]
+	return ref.m.terms[ref.t].start
+}
+
+// path returns the states of the walk ending in i, start first.
+func (w *walker) path(i int32) []int32 {
+	var p []int32
+	for ; i >= 0; i = w.states[i].parent {
+		p = append(p, i)
+	}
+	slices.Reverse(p)
+	return p
+}
+
+// startBest returns, for each start, the best score of its walks of one
+// hop or more (0 when it reached nothing).
+func (w *walker) startBest(scores []float64) []float64 {
+	out := make([]float64, len(w.starts))
+	for i := range w.states {
+		if s := &w.states[i]; s.hops > 0 {
+			out[s.start] = max(out[s.start], scores[i])
+		}
+	}
+	return out
+}
+
+// questionLink is an entity linked in the question: its node, the byte
+// span of the mention and the link's quality.
+type questionLink struct {
+	node       int32
+	start, end int
+	quality    float64
+	// weak marks a mention that may be a plain word rather than a name: one
+	// word (or one CJK character) that is a stop word or is not spelled
+	// exactly as the entity's name ("gender" for an entity named Gender).
+	weak bool
+}
+
+// weakMention reports whether a mention of text, spelled exactly as the
+// entity's name or alias or not, is weak (see questionLink).
+func weakMention(text string, exact bool) bool {
+	content := 0
+	for _, u := range splitUnits(text) {
+		if !u.word {
+			content++ // a CJK character
+			continue
+		}
+		if _, stop := englishStopWords[u.key]; !stop {
+			content++
+		}
+	}
+	switch {
+	case content == 0:
+		return true
+	case content > 1:
+		return false
+	}
+	// One word: weak unless spelled exactly as the name, and never for a
+	// lone CJK character.
+	return !exact || utf8.RuneCountInString(strings.TrimSpace(text)) == 1
+}
+
+// answerQuestion runs the graph channel over one backend: it analyses the
+// query around its linked mentions, searches walks from them, scores every
+// entity reached and returns the best keep as hits, with the number of
+// linked entities the answer kept (of mentions that overlap, only the one
+// whose walks answer best).
+func answerQuestion(ctx context.Context, st walkStepper, query string, links []questionLink, cfg walkConfig, keep int) ([]graphHit, int, error) {
+	// The mentions in a canonical order, whatever order the backend's
+	// linker reported them in: by position, then entity ID.
+	links = slices.Clone(links)
+	slices.SortFunc(links, func(a, b questionLink) int {
+		if c := cmp.Compare(a.start, b.start); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.end, b.end); c != 0 {
+			return c
+		}
+		return strings.Compare(st.id(a.node), st.id(b.node))
+	})
+	q, starts := prepareQuestion(query, links)
+	if len(starts) == 0 {
+		return nil, 0, nil
+	}
+	cfg.keep = keep
+	w, err := searchWalks(ctx, st, q, starts, cfg)
+	if err != nil {
+		return nil, 0, err
+	}
+	seen := map[int32]bool{}
+	var nodes []rankedNode
+	for _, s := range w.states {
+		if !seen[s.node] {
+			seen[s.node] = true
+			nodes = append(nodes, rankedNode{n: s.node})
+		}
+	}
+	if err := st.prepare(ctx, nodes); err != nil {
+		return nil, 0, err
+	}
+	scores := w.scoreStates()
+	kept := w.chooseStarts(scores)
+	answers := w.aggregate(scores, func(s int32) bool { return kept[s] })
+	if len(answers) > keep {
+		answers = answers[:keep]
+	}
+	hits := make([]graphHit, len(answers))
+	for i, a := range answers {
+		hits[i] = w.hit(a, query)
+	}
+	linked := 0
+	for _, k := range kept {
+		if k {
+			linked++
+		}
+	}
+	return hits, linked, nil
+}
+
+// prepareQuestion analyses the query around its links and returns the
+// walks' starts: each linked entity once, with its best link.
+func prepareQuestion(query string, links []questionLink) (*question, []walkStart) {
+	// Weak mentions count only when the question names nothing else; then
+	// their words stay available to match relations.
+	if slices.ContainsFunc(links, func(l questionLink) bool { return !l.weak }) {
+		links = slices.DeleteFunc(slices.Clone(links), func(l questionLink) bool { return l.weak })
+	}
+	spans := make([][2]int, len(links))
+	for i, l := range links {
+		spans[i] = [2]int{l.start, l.end}
+	}
+	q := analyzeQuestion(query, spans)
+	var starts []walkStart
+	for _, l := range links {
+		first, last := -1, -1
+		for i, u := range q.units {
+			if u.start >= l.start && u.end <= l.end {
+				if first < 0 {
+					first = i
+				}
+				last = i
+			}
+		}
+		if first < 0 {
+			continue
+		}
+		if i := slices.IndexFunc(starts, func(s walkStart) bool { return s.node == l.node }); i >= 0 {
+			if l.quality > starts[i].quality {
+				starts[i] = walkStart{l.node, l.quality, first, last}
+			}
+			continue
+		}
+		starts = append(starts, walkStart{l.node, l.quality, first, last})
+	}
+	return q, starts
+}
+
+// chooseStarts keeps, of the starts whose mentions overlap in the
+// question, the one whose walks answer best (then the better link, then
+// the first).
+func (w *walker) chooseStarts(scores []float64) []bool {
+	best := w.startBest(scores)
+	kept := make([]bool, len(w.starts))
+	for i := range w.starts {
+		kept[i] = true
+	}
+	better := func(i, j int) bool { // start i over start j
+		if best[i] != best[j] {
+			return best[i] > best[j]
+		}
+		if w.starts[i].quality != w.starts[j].quality {
+			return w.starts[i].quality > w.starts[j].quality
+		}
+		return i < j
+	}
+	for i := range w.starts {
+		for j := range w.starts {
+			a, b := &w.starts[i], &w.starts[j]
+			if i != j && a.first <= b.last && b.first <= a.last && better(j, i) {
+				kept[i] = false
+			}
+		}
+	}
+	return kept
+}
+
+// hit builds the graph channel's hit for an answer: the entity, its walk,
+// and for each hop the query words that asked for it.
+func (w *walker) hit(a walkAnswer, query string) graphHit {
+	p := w.path(a.state)
+	h := graphHit{
+		entity:  w.st.entity(a.node),
+		score:   a.score,
+		path:    make([]string, len(p)),
+		names:   make([]string, len(p)),
+		rels:    make([]Relation, 0, len(p)-1),
+		matched: make([]string, 0, len(p)-1),
+	}
+	for i, si := range p {
+		s := &w.states[si]
+		h.path[i] = w.st.id(s.node)
+		if h.names[i] = w.st.nodeName(s.node); h.names[i] == "" {
+			h.names[i] = h.path[i]
+		}
+		if i == 0 {
+			continue
+		}
+		h.rels = append(h.rels, w.st.relation(s.rel))
+		words := ""
+		if s.term >= 0 {
+			ref := w.terms[s.term]
+			t := ref.m.terms[ref.t]
+			words = query[t.start:t.end]
+		}
+		h.matched = append(h.matched, words)
+	}
+	if hit := w.hits[a.state] & w.active; hit != 0 {
+		for ci, c := range w.q.cues {
+			if ci < 64 && hit&(1<<uint(ci)) != 0 {
+				h.typeCue = query[w.q.units[c.unit].start:w.q.units[c.last].end]
+				break
+			}
+		}
+	}
+	return h
+}
+
+// answer is the graph channel over this graph, under one read lock:
+// linking, search and the copies of the answers.
+func (g *InMemoryGraph) answer(ctx context.Context, query string, cfg walkConfig, types []string, keep int) ([]graphHit, int, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
+	units := splitUnits(query)
+	if err := g.rlock(); err != nil {
+		return nil, 0, err
+	}
+	defer g.mu.RUnlock()
+	return answerQuestion(ctx, g.step(types), query, g.questionLinks(query, units), cfg, keep)
+}
+
+// questionLinks links the entities query names; the caller holds g.mu.
+func (g *InMemoryGraph) questionLinks(query string, units []linkUnit) []questionLink {
+	found := g.names.match(query, units, func(r nameRef, surface string) bool {
+		return spells(g.nodes[r.slot()].name, g.nodes[r.slot()].aliases(), r.alias(), surface)
+	})
+	links := make([]questionLink, len(found))
+	for i, m := range found {
+		n := &g.nodes[m.ref.slot()]
+		start, end := units[m.first].start, units[m.last].end
+		links[i] = questionLink{node: m.ref.slot(), start: start, end: end, quality: m.quality,
+			weak: weakMention(query[start:end], spells(n.name, n.aliases(), m.ref.alias(), query[start:end]))}
+	}
+	return links
+}
