@@ -50,8 +50,9 @@ type InMemoryGraph struct {
 	tags       TagConstraints // immutable after NewInMemoryGraph
 	pathBudget int            // immutable after NewInMemoryGraph
 
-	scratch     sync.Pool // *traversal scratch space, reused across calls; holds no graph state
-	pathScratch sync.Pool // *pathSearch scratch space, likewise
+	scratch     sync.Pool    // *traversal scratch space, reused across calls; holds no graph state
+	pathScratch sync.Pool    // *pathSearch scratch space, likewise
+	walkers     chan *walker // idle scratch space of the graph channel; see getWalker
 
 	// mu guards every field below.
 	//
@@ -152,6 +153,7 @@ func (g *InMemoryGraph) log(m *mutation) error {
 // node is one entity slot.
 type node struct {
 	id   string
+	hash uint64 // idHash(id), the graph channel's canonical tie-break
 	name string
 	typ  string
 	more *entityMore // nil when every optional field is empty
@@ -262,6 +264,7 @@ func NewInMemoryGraph(opts ...Option) *InMemoryGraph {
 	return &InMemoryGraph{
 		tags:       cfg.tags.withDefaults(),
 		pathBudget: cfg.pathBudget,
+		walkers:    make(chan *walker, idleWalkers),
 		ids:        make(map[string]int32),
 		tagIndex:   make(map[string]map[int32]struct{}),
 	}
@@ -342,7 +345,7 @@ func (g *InMemoryGraph) allocNode(id string) int32 {
 		s = int32(len(g.nodes))
 		g.nodes = append(g.nodes, node{})
 	}
-	g.nodes[s] = node{id: id}
+	g.nodes[s] = node{id: id, hash: idHash(id)}
 	g.ids[id] = s
 	return s
 }

@@ -411,7 +411,7 @@ func (r *MemoryRetriever) searchGraph(ctx context.Context, g KnowledgeGraph, que
 				weak: weakMention(m.Text, spells(m.Entity.Name, m.Entity.Aliases, m.Alias, m.Text))}
 		}
 		var err error
-		hits, linked, err = answerQuestion(ctx, st, query, links, cfg, keep)
+		hits, linked, err = answerQuestion(ctx, nil, st, query, links, cfg, keep)
 		return err
 	}
 	if nr, ok := g.(NeighborhoodReader); ok {

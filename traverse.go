@@ -87,6 +87,7 @@ type neighborStep struct {
 	n         Neighborhood
 	types     []string
 	ids       []string // node handle → entity ID
+	hashes    []uint64 // node handle → idHash of its ID
 	handles   map[string]int32
 	rels      []Relation // relation handle → relation
 	entities  map[int32]Entity
@@ -105,6 +106,7 @@ func (s *neighborStep) intern(id string) int32 {
 	}
 	h := int32(len(s.ids))
 	s.ids = append(s.ids, id)
+	s.hashes = append(s.hashes, idHash(id))
 	s.handles[id] = h
 	return h
 }
@@ -232,6 +234,7 @@ func (s *neighborStep) typeName(t int32) string { return s.typeNames[t] }
 func (s *neighborStep) sameRel(a, b int32) bool { return s.compareRels(a, b) == 0 }
 func (s *neighborStep) nodeType(n int32) string { return s.entities[n].Type }
 func (s *neighborStep) nodeName(n int32) string { return s.entities[n].Name }
+func (s *neighborStep) idHash(n int32) uint64   { return s.hashes[n] }
 
 // NeighborhoodReader is implemented by graph backends whose relations
 // kgmem's algorithms can read hop by hop. MemoryRetriever's graph channel

@@ -100,6 +100,8 @@ type walkStepper interface {
 	// passed to prepare.
 	nodeType(n int32) string
 	nodeName(n int32) string
+	// idHash returns idHash of the entity's ID.
+	idHash(n int32) uint64
 }
 
 // walkStart is an entity the question names, where walks start.
@@ -208,8 +210,17 @@ type walker struct {
 	relness [maxQuestionBits]float64 // how strongly each question unit names some relation met
 	terms   []wtermRef
 	hits    []uint64 // by state: the cues its entity's type matches
-	groups  []wgroup // scratch of step
-	active  uint64   // the cues some reached entity's type matches
+
+	// Scratch of step and prune, reused across levels and, through a
+	// graph's pool, across calls.
+	groups   []wgroup
+	frontier []int32
+	at       [][]int32
+	head     []int32
+	pos      map[int32]int
+	count    map[int32]int
+	best     map[int32]float64
+	active   uint64 // the cues some reached entity's type matches
 }
 
 // wtermRef is a term with the relation match it came from.
@@ -226,11 +237,14 @@ type walkAnswer struct {
 }
 
 // searchWalks runs the search from starts and returns every state.
-func searchWalks(ctx context.Context, st walkStepper, q *question, starts []walkStart, cfg walkConfig) (*walker, error) {
-	w := &walker{st: st, q: q, cfg: cfg.withDefaults(), starts: starts}
+func searchWalks(ctx context.Context, w *walker, st walkStepper, q *question, starts []walkStart, cfg walkConfig) (*walker, error) {
+	if w == nil {
+		w = new(walker)
+	}
+	w.reset(st, q, cfg, starts)
 	for i, s := range starts {
 		w.states = append(w.states, wstate{node: s.node, parent: -1, rel: -1, typ: -1, start: int32(i),
-			lastKey: -1, score: s.quality, term: -1, idHash: idHash(st.id(s.node))})
+			lastKey: -1, score: s.quality, term: -1, idHash: st.idHash(s.node)})
 	}
 	level := make([]int32, len(w.states))
 	for i := range level {
@@ -252,6 +266,21 @@ func searchWalks(ctx context.Context, st walkStepper, q *question, starts []walk
 	return w, nil
 }
 
+// reset prepares w for a search, keeping its buffers.
+func (w *walker) reset(st walkStepper, q *question, cfg walkConfig, starts []walkStart) {
+	w.st, w.q, w.cfg, w.starts = st, q, cfg.withDefaults(), starts
+	w.states = w.states[:0]
+	clear(w.matches)
+	w.matches = w.matches[:0]
+	w.relness = [maxQuestionBits]float64{}
+	w.terms = w.terms[:0]
+	w.hits = w.hits[:0]
+	w.active = 0
+	if w.pos == nil {
+		w.pos, w.count, w.best = map[int32]int{}, map[int32]int{}, map[int32]float64{}
+	}
+}
+
 // prune drops the walks of level that cannot lead to an answer scoring
 // walkRatio of the best found so far, or among the cfg.keep best, and the
 // walks scoring under walkLevelRatio of the level's best. A hop multiplies
@@ -262,7 +291,8 @@ func searchWalks(ctx context.Context, st walkStepper, q *question, starts []walk
 // answers so far are estimated without their types (see estimate), so the
 // pruning is a heuristic of the budget, not a bound.
 func (w *walker) prune(level []int32) []int32 {
-	best := map[int32]float64{}
+	best := w.best
+	clear(best)
 	for i := range w.states {
 		if e := w.estimate(int32(i)); e > best[w.states[i].node] {
 			best[w.states[i].node] = e
@@ -314,9 +344,8 @@ func (w *walker) estimate(i int32) float64 {
 func (w *walker) step(ctx context.Context, level []int32) ([]int32, error) {
 	// The frontier holds the level's entities once each; at[i] lists the
 	// positions in level of the states on frontier[i].
-	var frontier []int32
-	var at [][]int32
-	pos := map[int32]int{}
+	frontier, at, pos := w.frontier[:0], w.at[:0], w.pos
+	clear(pos)
 	for p, si := range level {
 		n := w.states[si].node
 		i, ok := pos[n]
@@ -324,16 +353,23 @@ func (w *walker) step(ctx context.Context, level []int32) ([]int32, error) {
 			i = len(frontier)
 			pos[n] = i
 			frontier = append(frontier, n)
-			at = append(at, nil)
+			if len(at) < cap(at) {
+				at = at[:len(at)+1]
+				at[i] = at[i][:0]
+			} else {
+				at = append(at, nil)
+			}
 		}
 		at[i] = append(at[i], int32(p))
 	}
+	w.frontier, w.at = frontier, at
 	// Each state's groups form a list through wgroup.next, from head.
-	groups := w.groups[:0]
-	head := make([]int32, len(level))
-	for i := range head {
-		head[i] = -1
+	w.groups = w.groups[:0]
+	head := w.head[:0]
+	for range level {
+		head = append(head, -1)
 	}
+	w.head = head
 	err := w.st.expandTyped(ctx, frontier, w.cfg.dir, func(from int, to, rel, typ int32, wt float64, back bool) {
 		for _, p := range at[from] {
 			si := level[p]
@@ -342,23 +378,21 @@ func (w *walker) step(ctx context.Context, level []int32) ([]int32, error) {
 				continue // straight back over the relation just walked
 			}
 			gi := head[p]
-			for gi >= 0 && (groups[gi].typ != typ || groups[gi].back != back) {
-				gi = groups[gi].next
+			for gi >= 0 && (w.groups[gi].typ != typ || w.groups[gi].back != back) {
+				gi = w.groups[gi].next
 			}
 			if gi < 0 {
-				g := w.group(si, typ, back)
-				g.next = head[p]
-				gi = int32(len(groups))
+				gi = w.addGroup(si, typ, back)
+				w.groups[gi].next = head[p]
 				head[p] = gi
-				groups = append(groups, g)
 			}
-			w.offer(&groups[gi], to, rel, wt)
+			w.offer(&w.groups[gi], to, rel, wt)
 		}
 	})
-	w.groups = groups
 	if err != nil {
 		return nil, err
 	}
+	groups := w.groups
 
 	// The next level: every new walk, in a canonical order (best first;
 	// ties by entity ID, then by parent, which the previous level's order
@@ -381,7 +415,8 @@ func (w *walker) step(ctx context.Context, level []int32) ([]int32, error) {
 	slices.SortFunc(next, w.compareStates)
 	// Keep at most perEntity walks on each entity and beam in all.
 	kept := next[:0]
-	count := map[int32]int{}
+	count := w.count
+	clear(count)
 	for _, s := range next {
 		if len(kept) == w.cfg.beam {
 			break
@@ -444,7 +479,7 @@ func (w *walker) offer(g *wgroup, to, rel int32, wt float64) {
 			return
 		}
 	}
-	c := wcand{to, rel, wt, idHash(w.st.id(to))}
+	c := wcand{to, rel, wt, w.st.idHash(to)}
 	if len(g.cands) < w.cfg.fanout {
 		g.cands = append(g.cands, c)
 		if len(g.cands) == w.cfg.fanout {
@@ -539,11 +574,28 @@ func (w *walker) orderKey(start int32, u int) int32 {
 	return int32(orderKeyTopiced + s.first - u)
 }
 
-// group computes how a hop over relations of type typ, walked backwards
-// or not, can continue state si: its best readings of the question.
-func (w *walker) group(si, typ int32, back bool) wgroup {
-	s := &w.states[si]
-	g := wgroup{state: si, typ: typ, back: back}
+// addGroup appends to w.groups the group of the relations of type typ,
+// walked backwards or not, from state si, with its best readings of the
+// question, and returns its index. It reuses the buffers of a slot left by
+// an earlier level or call.
+func (w *walker) addGroup(si, typ int32, back bool) int32 {
+	n := len(w.groups)
+	if n < cap(w.groups) {
+		w.groups = w.groups[:n+1]
+	} else {
+		w.groups = append(w.groups, wgroup{})
+	}
+	g := &w.groups[n]
+	*g = wgroup{state: si, typ: typ, back: back, cands: g.cands[:0], variants: g.variants[:0]}
+	w.readings(g)
+	return int32(n)
+}
+
+// readings computes how a hop over g's relations can continue g's state:
+// its best readings of the question.
+func (w *walker) readings(g *wgroup) {
+	s := &w.states[g.state]
+	typ, back := g.typ, g.back
 	m := w.match(typ)
 	for i, tm := range m.terms {
 		if tm.mask&s.mask != 0 {
@@ -631,7 +683,6 @@ func (w *walker) group(si, typ int32, back bool) wgroup {
 	if len(g.variants) == 0 {
 		g.variants = append(g.variants, wvariant{factor: unmatchedHop, mask: s.mask, key: s.lastKey, term: -1})
 	}
-	return g
 }
 
 // scoreStates scores every state as an answer: its walk's score times
@@ -870,7 +921,7 @@ func weakMention(text string, exact bool) bool {
 // entity reached and returns the best keep as hits, with the number of
 // linked entities the answer kept (of mentions that overlap, only the one
 // whose walks answer best).
-func answerQuestion(ctx context.Context, st walkStepper, query string, links []questionLink, cfg walkConfig, keep int) ([]graphHit, int, error) {
+func answerQuestion(ctx context.Context, w *walker, st walkStepper, query string, links []questionLink, cfg walkConfig, keep int) ([]graphHit, int, error) {
 	// The mentions in a canonical order, whatever order the backend's
 	// linker reported them in: by position, then entity ID.
 	links = slices.Clone(links)
@@ -888,7 +939,7 @@ func answerQuestion(ctx context.Context, st walkStepper, query string, links []q
 		return nil, 0, nil
 	}
 	cfg.keep = keep
-	w, err := searchWalks(ctx, st, q, starts, cfg)
+	w, err := searchWalks(ctx, w, st, q, starts, cfg)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -1041,7 +1092,9 @@ func (g *InMemoryGraph) answer(ctx context.Context, query string, cfg walkConfig
 		return nil, 0, err
 	}
 	defer g.mu.RUnlock()
-	return answerQuestion(ctx, g.step(types), query, g.questionLinks(query, units), cfg, keep)
+	w := g.getWalker()
+	defer g.putWalker(w)
+	return answerQuestion(ctx, w, g.step(types), query, g.questionLinks(query, units), cfg, keep)
 }
 
 // questionLinks links the entities query names; the caller holds g.mu.
@@ -1057,4 +1110,30 @@ func (g *InMemoryGraph) questionLinks(query string, units []linkUnit) []question
 			weak: weakMention(query[start:end], spells(n.name, n.aliases(), m.ref.alias(), query[start:end]))}
 	}
 	return links
+}
+
+// idleWalkers is how many searches' scratch space a graph keeps between
+// calls. Unlike a sync.Pool's, it survives garbage collections, which the
+// search's own allocations would otherwise trigger often enough to empty
+// the pool.
+const idleWalkers = 4
+
+// getWalker returns an idle walker of the graph's, or a new one.
+func (g *InMemoryGraph) getWalker() *walker {
+	select {
+	case w := <-g.walkers:
+		return w
+	default:
+		return new(walker)
+	}
+}
+
+// putWalker keeps w for a later call, unless enough are kept, dropping its
+// references to the graph and the question.
+func (g *InMemoryGraph) putWalker(w *walker) {
+	w.st, w.q, w.starts = nil, nil, nil
+	select {
+	case g.walkers <- w:
+	default:
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -75,8 +76,9 @@ func exhaustiveWalks(w *walker, g *InMemoryGraph, si int32) {
 		if s.rel >= 0 && s.back != back && a.rel == s.rel {
 			return // straight back over the relation just walked
 		}
-		grp := w.group(si, g.rels[a.rel].typ, back)
-		for _, v := range grp.variants {
+		gi := w.addGroup(si, g.rels[a.rel].typ, back)
+		grp := w.groups[gi]
+		for _, v := range slices.Clone(grp.variants) {
 			w.states = append(w.states, wstate{node: a.to, parent: si, rel: a.rel, typ: grp.typ, start: s.start,
 				hops: s.hops + 1, back: back, mask: v.mask, lastKey: v.key, score: s.score * v.factor * hopWeight(a.w),
 				strength: v.strength, term: v.term, pivoted: s.pivoted || v.pivot, idHash: idHash(g.nodes[a.to].id)})
@@ -149,11 +151,12 @@ func TestWalkSearchMatchesExhaustiveWalks(t *testing.T) {
 		if len(starts) == 0 {
 			continue
 		}
-		searched, err := searchWalks(ctx, g.step(nil), q, starts, cfg)
+		searched, err := searchWalks(ctx, nil, g.step(nil), q, starts, cfg)
 		require.NoError(t, err)
 		got, gotKept := walkRefAnswers(searched, query)
 
-		ref := &walker{st: g.step(nil), q: q, cfg: cfg.withDefaults(), starts: starts}
+		ref := new(walker)
+		ref.reset(g.step(nil), q, cfg, starts)
 		for i, s := range starts {
 			ref.states = append(ref.states, wstate{node: s.node, parent: -1, rel: -1, typ: -1, start: int32(i),
 				lastKey: -1, score: s.quality, term: -1, idHash: idHash(g.nodes[s.node].id)})
