@@ -6,7 +6,10 @@ package kgmem
 // size, which is how CI runs them (-benchtime 1x) so that none can rot.
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -715,4 +718,37 @@ func BenchmarkRetrieve(b *testing.B) {
 		b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
 		b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
 	})
+}
+
+// Benchmarks of inputs that once cost time quadratic in their size (see
+// cost_test.go): each doubles or quadruples its input across sizes, so a
+// cost that grows faster than the input shows at once.
+
+// BenchmarkReadFromTagsLine reads a snapshot whose one entity has many
+// distinct tags, which the default limit of 8 refuses.
+func BenchmarkReadFromTagsLine(b *testing.B) {
+	sizes := []int{10_000, 100_000}
+	if testing.Short() {
+		sizes = sizes[:1]
+	}
+	for _, n := range sizes {
+		tags := make([]string, n)
+		for i := range tags {
+			tags[i] = fmt.Sprintf("t%d", i)
+		}
+		line, err := json.Marshal(Entity{ID: "a", Tags: tags})
+		if err != nil {
+			b.Fatal(err)
+		}
+		in := []byte(`{"format":"kgmem-graph","version":1,"entities":1,"relations":0}` + "\n" + string(line) + "\n")
+		b.Run(fmt.Sprintf("tags=%s", shortCount(n)), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(in)))
+			for b.Loop() {
+				if _, err := NewInMemoryGraph().ReadFrom(bytes.NewReader(in)); !errors.Is(err, ErrInvalidArgument) {
+					b.Fatalf("ReadFrom = %v, want ErrInvalidArgument", err)
+				}
+			}
+		})
+	}
 }

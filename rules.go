@@ -28,7 +28,8 @@ func ValidateRelationKey(sourceID, targetID, relationType string) error {
 // NormalizeTags applies the tag rule of SetEntityTags and AddEntity: tags
 // trimmed, lower-cased, de-duplicated keeping the first occurrence, empty
 // ones dropped, then cut to max. A tag that is not valid UTF-8 returns
-// ErrInvalidArgument. The result never aliases tags.
+// ErrInvalidArgument. The result never aliases tags. Cost: linear in the
+// total length of tags.
 func NormalizeTags(tags []string, max int) ([]string, error) {
 	return normalizeTags(tags, max)
 }

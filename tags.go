@@ -11,20 +11,57 @@ import (
 // normalizeTags returns tags trimmed, lower-cased, de-duplicated (first
 // occurrence kept), without empties and cut to max. It returns an error
 // wrapping ErrInvalidArgument when a tag is not valid UTF-8. The result never
-// aliases tags.
+// aliases tags. Cost: linear in the total length of tags, whatever max is.
 func normalizeTags(tags []string, max int) ([]string, error) {
-	var out []string
+	var out uniqueStrings
 	for _, t := range tags {
 		if !utf8.ValidString(t) {
 			return nil, fmt.Errorf("kgmem: tag %q is not valid UTF-8: %w", t, ErrInvalidArgument)
 		}
 		t = normalizeTag(t)
-		if t == "" || slices.Contains(out, t) || len(out) == max {
+		if t == "" || len(out.items) == max {
 			continue
 		}
-		out = append(out, t)
+		out.add(t)
 	}
-	return out, nil
+	return out.items, nil
+}
+
+// uniqueStrings collects distinct strings in first-seen order. While it
+// holds few, a new string is compared with each; past scanLimit it keeps a
+// set, so that adding n strings costs O(n) whatever n is. The zero value
+// is empty and ready to use.
+type uniqueStrings struct {
+	items []string
+	set   map[string]struct{} // items as a set, once there are more than scanLimit
+}
+
+// scanLimit is the number of strings up to which uniqueStrings scans
+// rather than hashes: up to it a scan is as fast, and past it the cost of
+// scanning for every new string would grow quadratically.
+const scanLimit = 16
+
+// add appends s unless it is already there, and reports whether it did.
+func (u *uniqueStrings) add(s string) bool {
+	if u.set != nil {
+		if _, dup := u.set[s]; dup {
+			return false
+		}
+		u.set[s] = struct{}{}
+	} else {
+		if slices.Contains(u.items, s) {
+			return false
+		}
+		if len(u.items) == scanLimit {
+			u.set = make(map[string]struct{}, 2*scanLimit)
+			for _, it := range u.items {
+				u.set[it] = struct{}{}
+			}
+			u.set[s] = struct{}{}
+		}
+	}
+	u.items = append(u.items, s)
+	return true
 }
 
 func normalizeTag(t string) string { return strings.ToLower(strings.TrimSpace(t)) }
@@ -142,16 +179,16 @@ func (g *InMemoryGraph) EntityCountByTag(ctx context.Context, tag string) (int, 
 // foldKeywords trims and case-folds keywords, dropping empty ones and
 // duplicates.
 func foldKeywords(keywords []string) ([]string, error) {
-	var out []string
+	var out uniqueStrings
 	for _, k := range keywords {
 		if !utf8.ValidString(k) {
 			return nil, fmt.Errorf("kgmem: keyword %q is not valid UTF-8: %w", k, ErrInvalidArgument)
 		}
-		if k = foldString(strings.TrimSpace(k)); k != "" && !slices.Contains(out, k) {
-			out = append(out, k)
+		if k = foldString(strings.TrimSpace(k)); k != "" {
+			out.add(k)
 		}
 	}
-	return out, nil
+	return out.items, nil
 }
 
 // countKeywordMatches returns how many of the folded keywords occur in n's

@@ -1,0 +1,67 @@
+package kgmem
+
+// Regression tests for inputs that once cost time or memory quadratic in
+// their size, or out of proportion to it. Each bound is generous (the
+// machine may be a loaded 2-core CI runner under -race) yet far below
+// what the old code needed; the benchmarks in bench_test.go give the
+// exact costs. Where the work allocates, the bound is on TotalAlloc,
+// which does not depend on the machine.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// costOf runs f and returns how long it took and how many bytes it
+// allocated.
+func costOf(f func()) (time.Duration, uint64) {
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	f()
+	elapsed := time.Since(start)
+	runtime.ReadMemStats(&after)
+	return elapsed, after.TotalAlloc - before.TotalAlloc
+}
+
+// costLimit is the wall-clock bound of the tests below. The inputs are
+// sized so that the quadratic code they guard against needed from 25 s to
+// several minutes on a fast machine without -race.
+const costLimit = 10 * time.Second
+
+// TestReadFromManyTagsLine reads a snapshot line of 100,000 tags (0.9 MB),
+// with the default tag limit and with one that keeps them all. Tags were
+// normalised quadratically before the limit rejected them: 32 s.
+func TestReadFromManyTagsLine(t *testing.T) {
+	for _, n := range []int{100_000} {
+		tags := make([]string, n)
+		for i := range tags {
+			tags[i] = fmt.Sprintf("t%d", i)
+		}
+		line, err := json.Marshal(Entity{ID: "a", Tags: tags})
+		require.NoError(t, err)
+		in := `{"format":"kgmem-graph","version":1,"entities":1,"relations":0}` + "\n" + string(line) + "\n"
+		for _, max := range []int{0, n} {
+			g := NewInMemoryGraph(WithTagConstraints(TagConstraints{MaxTagsPerEntity: max}))
+			elapsed, _ := costOf(func() { _, err = g.ReadFrom(strings.NewReader(in)) })
+			t.Logf("%d tags, limit %d: %v", n, max, elapsed)
+			require.Less(t, elapsed, costLimit)
+			if max == 0 {
+				require.ErrorIs(t, err, ErrInvalidArgument)
+				require.ErrorContains(t, err, fmt.Sprintf(`snapshot line 2: entity "a" has %d distinct tags, more than MaxTagsPerEntity (8)`, n))
+				continue
+			}
+			require.NoError(t, err)
+			e, _, _ := g.GetEntity(context.Background(), "a")
+			require.Equal(t, tags, e.Tags)
+		}
+	}
+}
