@@ -724,6 +724,56 @@ func BenchmarkRetrieve(b *testing.B) {
 // cost_test.go): each doubles or quadruples its input across sizes, so a
 // cost that grows faster than the input shows at once.
 
+// BenchmarkAddBatchTypes adds, in one batch, relations between two
+// entities that each have a type of their own.
+func BenchmarkAddBatchTypes(b *testing.B) {
+	sizes := []int{1_000, 10_000, 100_000}
+	if testing.Short() {
+		sizes = sizes[:1]
+	}
+	for _, n := range sizes {
+		ents, rels := manyTypes(n)
+		b.Run(fmt.Sprintf("types=%s", shortCount(n)), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := NewInMemoryGraph().AddBatch(context.Background(), ents, rels); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/relation")
+		})
+	}
+}
+
+// BenchmarkReadFromTypes reads a snapshot of relations that each have a
+// type of their own.
+func BenchmarkReadFromTypes(b *testing.B) {
+	sizes := []int{10_000, 100_000}
+	if testing.Short() {
+		sizes = sizes[:1]
+	}
+	for _, n := range sizes {
+		ents, rels := manyTypes(n)
+		g := NewInMemoryGraph()
+		if err := g.AddBatch(context.Background(), ents, rels); err != nil {
+			b.Fatal(err)
+		}
+		var snap bytes.Buffer
+		if _, err := g.WriteTo(&snap); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("types=%s", shortCount(n)), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(snap.Len()))
+			for b.Loop() {
+				if _, err := NewInMemoryGraph().ReadFrom(bytes.NewReader(snap.Bytes())); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkReadFromTagsLine reads a snapshot whose one entity has many
 // distinct tags, which the default limit of 8 refuses.
 func BenchmarkReadFromTagsLine(b *testing.B) {

@@ -522,6 +522,9 @@ func (g *InMemoryGraph) putRelationTyped(src, dst, t int32, w float64, more *rel
 // entities of the same batch. Everything is validated before anything is
 // applied: on an error, which names the index of the offending item,
 // nothing changes. It is several times faster than one call per item.
+// Validation and grouping relations by type happen before the write lock
+// is taken; under it, the cost is O(1) amortised per item, however many
+// distinct relation types the batch holds.
 func (g *InMemoryGraph) AddBatch(ctx context.Context, entities []Entity, relations []Relation) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -540,6 +543,7 @@ func (g *InMemoryGraph) AddBatch(ctx context.Context, entities []Entity, relatio
 	if err != nil {
 		return err
 	}
+	typeOf, typeNames := batchTypes(relations)
 	if err := g.lock(); err != nil {
 		return err
 	}
@@ -585,8 +589,14 @@ func (g *InMemoryGraph) AddBatch(ctx context.Context, entities []Entity, relatio
 		g.putEntity(&ents[i], mores[i])
 	}
 	g.reserve(relations, ends)
-	var typeIDs []int32 // typeIDs[i] is the interned type of typeNames[i]
-	var typeNames []string
+	typeIDs := make([]int32, len(typeNames)) // typeIDs[j] is the interned type of typeNames[j]
+	for j, name := range typeNames {
+		t, ok := g.types.lookup(name)
+		if !ok {
+			t = g.types.intern(name)
+		}
+		typeIDs[j] = t
+	}
 	for i := range relations {
 		r := &relations[i]
 		src, dst := ends[i][0], ends[i][1]
@@ -596,18 +606,49 @@ func (g *InMemoryGraph) AddBatch(ctx context.Context, entities []Entity, relatio
 		if dst < 0 {
 			dst = g.ids[r.TargetID]
 		}
-		j := slices.Index(typeNames, r.Type)
-		if j < 0 {
-			t, ok := g.types.lookup(r.Type)
-			if !ok {
-				t = g.types.intern(r.Type)
-			}
-			typeNames, typeIDs = append(typeNames, r.Type), append(typeIDs, t)
-			j = len(typeIDs) - 1
-		}
-		g.putRelationTyped(src, dst, typeIDs[j], r.Weight+0, relMores[i])
+		g.putRelationTyped(src, dst, typeIDs[typeOf[i]], r.Weight+0, relMores[i])
 	}
 	return nil
+}
+
+// batchTypes returns the distinct types of relations in first-seen order,
+// and for each relation the index of its type among them. A batch with
+// few types is grouped by comparing strings, one with many through a map,
+// so the cost is O(len(relations)) whatever the number of types. AddBatch
+// calls it before taking the lock.
+func batchTypes(relations []Relation) (typeOf []int32, names []string) {
+	typeOf = make([]int32, len(relations))
+	var index map[string]int32 // the index of each of names, once there are more than scanLimit
+	last := int32(-1)          // the previous relation's type: batches often repeat one
+	for i := range relations {
+		t := relations[i].Type
+		j := int32(-1)
+		switch {
+		case last >= 0 && names[last] == t:
+			j = last
+		case index != nil:
+			if k, ok := index[t]; ok {
+				j = k
+			}
+		default:
+			j = int32(slices.Index(names, t))
+		}
+		if j < 0 {
+			j = int32(len(names))
+			names = append(names, t)
+			switch {
+			case index != nil:
+				index[t] = j
+			case len(names) > scanLimit:
+				index = make(map[string]int32, 2*len(names))
+				for k, n := range names {
+					index[n] = int32(k)
+				}
+			}
+		}
+		typeOf[i], last = j, j
+	}
+	return typeOf, names
 }
 
 // parallelBatch is the number of relations from which AddBatch validates
