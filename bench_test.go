@@ -802,3 +802,29 @@ func BenchmarkReadFromTagsLine(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReadFromLyingHeader reads inputs whose header announces 10¹²
+// entities and whose second line is not one: the cost must not depend on
+// the input's size, nor on the header's claim.
+func BenchmarkReadFromLyingHeader(b *testing.B) {
+	sizes := []int{1 << 20, 32 << 20}
+	if testing.Short() {
+		sizes = sizes[:1]
+	}
+	for _, size := range sizes {
+		in := make([]byte, size)
+		h := `{"format":"kgmem-graph","version":1,"entities":1000000000000,"relations":0}` + "\nxx\n"
+		copy(in, h)
+		for i := len(h); i < len(in); i++ {
+			in[i] = '\n'
+		}
+		b.Run(fmt.Sprintf("bytes=%dMiB", size>>20), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := NewInMemoryGraph().ReadFrom(bytes.NewReader(in)); !errors.Is(err, ErrInvalidArgument) {
+					b.Fatalf("ReadFrom = %v, want ErrInvalidArgument", err)
+				}
+			}
+		})
+	}
+}

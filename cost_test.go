@@ -12,6 +12,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -101,6 +103,44 @@ func TestReadFromManyTagsLine(t *testing.T) {
 			require.NoError(t, err)
 			e, _, _ := g.GetEntity(context.Background(), "a")
 			require.Equal(t, tags, e.Tags)
+		}
+	}
+}
+
+// TestReadFromLyingHeader reads 32 MB snapshots whose header announces
+// 10¹² entities or relations and whose second line is garbage. The reader
+// used to reserve room for as many lines as the input could hold at 10
+// bytes a line, an entity struct and a map entry each: 0.5 GiB for 32 MB,
+// 3.7 GiB for 200 MB, before failing at line 2. Now what it reserves grows
+// with the lines it has read.
+func TestReadFromLyingHeader(t *testing.T) {
+	const size = 32 << 20
+	for _, counts := range []string{`"entities":1000000000000,"relations":0`, `"entities":0,"relations":1000000000000`} {
+		in := make([]byte, size)
+		h := `{"format":"kgmem-graph","version":1,` + counts + "}\nxx\n"
+		copy(in, h)
+		for i := len(h); i < len(in); i++ {
+			in[i] = '\n'
+		}
+		path := filepath.Join(t.TempDir(), "lying.kg")
+		require.NoError(t, os.WriteFile(path, in, 0o600))
+		for name, read := range map[string]func() error{
+			"ReadFrom": func() error { _, err := NewInMemoryGraph().ReadFrom(bytes.NewReader(in)); return err },
+			"LoadFile": func() error { return NewInMemoryGraph().LoadFile(path) },
+			"Open": func() error {
+				g, err := Open(path)
+				if err == nil {
+					g.Close()
+				}
+				return err
+			},
+		} {
+			var err error
+			_, alloc := costOf(func() { err = read() })
+			t.Logf("%s, %s: %d KiB allocated", counts, name, alloc>>10)
+			require.ErrorIs(t, err, ErrInvalidArgument, name)
+			require.ErrorContains(t, err, "line 2: ", name)
+			require.Less(t, alloc, uint64(4<<20), "%s: bytes allocated", name)
 		}
 	}
 }

@@ -470,7 +470,7 @@ func (d *durableLog) loadSnapshot(g *InMemoryGraph) error {
 		return fmt.Errorf("kgmem: open %s: %w", d.path, err)
 	}
 	defer f.Close()
-	_, h, n, err := readGraph(f, inputSize(f), g)
+	_, h, n, err := readGraph(f, g)
 	if err != nil {
 		return withContext(err, "open %s", d.path)
 	}
