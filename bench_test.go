@@ -724,6 +724,56 @@ func BenchmarkRetrieve(b *testing.B) {
 // cost_test.go): each doubles or quadruples its input across sizes, so a
 // cost that grows faster than the input shows at once.
 
+// BenchmarkIngestRepeatedEntity parses and ingests model output that names
+// one entity again and again, each time with 20 new aliases.
+func BenchmarkIngestRepeatedEntity(b *testing.B) {
+	sizes := []int{500, 2000}
+	if testing.Short() {
+		sizes = sizes[:1]
+	}
+	for _, n := range sizes {
+		out := repeatedEntityOutput(n, 20)
+		b.Run(fmt.Sprintf("mentions=%d/aliases=20", n), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(out)))
+			for b.Loop() {
+				x, err := ParseExtraction(out)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := Ingest(context.Background(), NewInMemoryGraph(), x); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkIngestTags ingests one entity with many tags into a graph that
+// keeps them all.
+func BenchmarkIngestTags(b *testing.B) {
+	sizes := []int{10_000, 40_000, 160_000}
+	if testing.Short() {
+		sizes = sizes[:1]
+	}
+	for _, n := range sizes {
+		tags := make([]string, n)
+		for i := range tags {
+			tags[i] = fmt.Sprintf("Tag%d", i)
+		}
+		x := Extraction{Entities: []ExtractedEntity{{Name: "x", Tags: tags}}}
+		b.Run(fmt.Sprintf("tags=%s", shortCount(n)), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				g := NewInMemoryGraph(WithTagConstraints(TagConstraints{MaxTagsPerEntity: n}))
+				if _, err := Ingest(context.Background(), g, x); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkAddBatchTypes adds, in one batch, relations between two
 // entities that each have a type of their own.
 func BenchmarkAddBatchTypes(b *testing.B) {
