@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/kgmem/kgmem/internal/quote"
 )
 
 // Option configures an InMemoryGraph.
@@ -291,8 +293,10 @@ func (g *InMemoryGraph) Stats() GraphStats {
 // AddEntity inserts e, or replaces the entity with e.ID. Replacing keeps the
 // entity's relations and re-indexes its tags. Tags are normalised as in
 // SetEntityTags. It returns an error wrapping ErrInvalidArgument when e.ID is
-// empty or a field is not valid UTF-8. AddEntity copies e: later changes to
-// e's slices or map do not reach the graph.
+// empty, a field is not valid UTF-8, or the ID, name, type, an alias or a
+// tag is longer than its limit (MaxIDBytes, MaxNameBytes, MaxTypeBytes,
+// MaxTagBytes). AddEntity copies e: later changes to e's slices or map do
+// not reach the graph.
 func (g *InMemoryGraph) AddEntity(ctx context.Context, e Entity) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -415,7 +419,8 @@ func (g *InMemoryGraph) GetEntity(ctx context.Context, id string) (Entity, bool,
 // RemoveEntity deletes the entity with the given ID together with every
 // relation that starts or ends at it and its tag index entries. It returns an
 // error wrapping ErrNotFound when there is no such entity, and one wrapping
-// ErrInvalidArgument when id is empty or not valid UTF-8. Cost: O(degree).
+// ErrInvalidArgument when id is empty, longer than MaxIDBytes or not valid
+// UTF-8. Cost: O(degree).
 func (g *InMemoryGraph) RemoveEntity(ctx context.Context, id string) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -462,8 +467,9 @@ func (g *InMemoryGraph) removeEntity(s int32) int {
 
 // AddRelation inserts r, or replaces the weight, properties and sources of
 // the stored relation with the same Key. It returns an error wrapping
-// ErrInvalidArgument when an endpoint or the type is empty, a string is not
-// valid UTF-8, or the weight is NaN, infinite or outside [0,1]; and one
+// ErrInvalidArgument when an endpoint or the type is empty or longer than
+// its limit (MaxIDBytes, MaxTypeBytes), a string is not valid UTF-8, or
+// the weight is NaN, infinite or outside [0,1]; and one
 // wrapping ErrNotFound when an endpoint is not an entity. AddRelation copies
 // r. Cost: O(1) amortised.
 func (g *InMemoryGraph) AddRelation(ctx context.Context, r Relation) error {
@@ -833,7 +839,8 @@ func (g *InMemoryGraph) removeRel(i int32) {
 
 // RemoveRelation deletes the relation with the given key. It returns an
 // error wrapping ErrNotFound when there is none, and one wrapping
-// ErrInvalidArgument when a part of the key is empty or not valid UTF-8.
+// ErrInvalidArgument when a part of the key is empty, longer than its limit
+// or not valid UTF-8.
 func (g *InMemoryGraph) RemoveRelation(ctx context.Context, sourceID, targetID, relationType string) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -989,7 +996,8 @@ func (g *InMemoryGraph) FindByKeywords(ctx context.Context, keywords []string) (
 	return out, nil
 }
 
-// validateEntity checks the rules AddEntity enforces.
+// validateEntity checks the rules AddEntity enforces. The ID is checked
+// first, so that every later message can quote it whole.
 func validateEntity(e *Entity) error {
 	if err := validateID("entity", e.ID); err != nil {
 		return err
@@ -997,11 +1005,19 @@ func validateEntity(e *Entity) error {
 	bad := func(field string) error {
 		return fmt.Errorf("kgmem: entity %q: %s is not valid UTF-8: %w", e.ID, field, ErrInvalidArgument)
 	}
+	long := func(field, value string, limit int, name string) error {
+		return fmt.Errorf("kgmem: entity %q: %s %s is longer than %s (%d): %w",
+			e.ID, field, quote.Value(value), name, limit, ErrInvalidArgument)
+	}
 	switch {
 	case !utf8.ValidString(e.Name):
 		return bad("name")
+	case len(e.Name) > MaxNameBytes:
+		return long("name", e.Name, MaxNameBytes, "MaxNameBytes")
 	case !utf8.ValidString(e.Type):
 		return bad("type")
+	case len(e.Type) > MaxTypeBytes:
+		return long("type", e.Type, MaxTypeBytes, "MaxTypeBytes")
 	case !utf8.ValidString(e.Description):
 		return bad("description")
 	case !validStrings(e.Aliases):
@@ -1013,10 +1029,34 @@ func validateEntity(e *Entity) error {
 	case !validMap(e.Properties):
 		return bad("a property")
 	}
+	for i, a := range e.Aliases {
+		if len(a) > MaxNameBytes {
+			return long(fmt.Sprintf("alias %d", i), a, MaxNameBytes, "MaxNameBytes")
+		}
+	}
+	for i, t := range e.Tags {
+		if n, ok := tagFits(t); !ok {
+			return fmt.Errorf("kgmem: entity %q: tag %d %s is %d bytes once normalised, more than MaxTagBytes (%d): %w",
+				e.ID, i, quote.Value(t), n, MaxTagBytes, ErrInvalidArgument)
+		}
+	}
 	return nil
 }
 
-// validateRelation checks the rules AddRelation enforces.
+// tagFits reports whether tag t, once normalised, is at most MaxTagBytes
+// long, and that length when it is not. Lower-casing makes a string at most
+// 1.5 times longer (Ⱥ, 2 bytes, becomes ⱥ, 3), so a tag of up to
+// 2/3 × MaxTagBytes fits without being normalised.
+func tagFits(t string) (int, bool) {
+	if len(t) <= MaxTagBytes*2/3 {
+		return len(t), true
+	}
+	n := len(normalizeTag(t))
+	return n, n <= MaxTagBytes
+}
+
+// validateRelation checks the rules AddRelation enforces. The key is
+// checked first, so that every later message can quote it whole.
 func validateRelation(r *Relation) error {
 	if err := validateKey(r.SourceID, r.TargetID, r.Type); err != nil {
 		return err
@@ -1038,6 +1078,8 @@ func validateRelation(r *Relation) error {
 	return nil
 }
 
+// validateKey checks a relation key: both endpoints as entity IDs, then
+// the type.
 func validateKey(sourceID, targetID, typ string) error {
 	if err := validateID("source entity", sourceID); err != nil {
 		return err
@@ -1045,21 +1087,43 @@ func validateKey(sourceID, targetID, typ string) error {
 	if err := validateID("target entity", targetID); err != nil {
 		return err
 	}
-	if typ == "" {
+	switch {
+	case typ == "":
 		return fmt.Errorf("kgmem: relation %q -> %q: empty relation type: %w", sourceID, targetID, ErrInvalidArgument)
-	}
-	if !utf8.ValidString(typ) {
-		return fmt.Errorf("kgmem: relation %q -> %q: type %q is not valid UTF-8: %w", sourceID, targetID, typ, ErrInvalidArgument)
+	case len(typ) > MaxTypeBytes:
+		return fmt.Errorf("kgmem: relation %q -> %q: relation type %s is longer than MaxTypeBytes (%d): %w",
+			sourceID, targetID, quote.Value(typ), MaxTypeBytes, ErrInvalidArgument)
+	case !utf8.ValidString(typ):
+		return fmt.Errorf("kgmem: relation %q -> %q: relation type %s is not valid UTF-8: %w",
+			sourceID, targetID, quote.Value(typ), ErrInvalidArgument)
 	}
 	return nil
 }
 
+// validateID checks an entity ID; what says which one ("entity", "source
+// entity", "target entity").
 func validateID(what, id string) error {
-	if id == "" {
+	switch {
+	case id == "":
 		return fmt.Errorf("kgmem: empty %s ID: %w", what, ErrInvalidArgument)
+	case len(id) > MaxIDBytes:
+		return fmt.Errorf("kgmem: %s ID %s is longer than MaxIDBytes (%d): %w",
+			what, quote.Value(id), MaxIDBytes, ErrInvalidArgument)
+	case !utf8.ValidString(id):
+		return fmt.Errorf("kgmem: %s ID %s is not valid UTF-8: %w", what, quote.Value(id), ErrInvalidArgument)
 	}
-	if !utf8.ValidString(id) {
-		return fmt.Errorf("kgmem: %s ID %q is not valid UTF-8: %w", what, id, ErrInvalidArgument)
+	return nil
+}
+
+// validateSourceID checks the ID of a knowledge page that entities and
+// relations cite: like an entity ID but without a length limit, since
+// SourceIDs have none.
+func validateSourceID(id string) error {
+	switch {
+	case id == "":
+		return fmt.Errorf("kgmem: empty source ID: %w", ErrInvalidArgument)
+	case !utf8.ValidString(id):
+		return fmt.Errorf("kgmem: source ID %s is not valid UTF-8: %w", quote.Value(id), ErrInvalidArgument)
 	}
 	return nil
 }

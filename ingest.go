@@ -439,6 +439,14 @@ type ingestPlanner struct {
 // entities can interleave (the last write wins): serialise ingestion into
 // one graph if that matters.
 //
+// # Limits
+//
+// An extracted entity whose name, an alias, its type or a tag (normalised)
+// is longer than MaxNameBytes, MaxTypeBytes or MaxTagBytes, or whose ID
+// (given or derived) is longer than MaxIDBytes, is skipped and reported,
+// as is a relation whose type is longer than MaxTypeBytes or whose
+// placeholder would break one of these limits; nothing is truncated.
+//
 // # Errors
 //
 // A nil graph, an invalid option value or an extraction larger than
@@ -514,7 +522,7 @@ func validateIngest(g KnowledgeGraph, x *Extraction, cfg *ingestConfig) error {
 		return bad("default weight %v is outside [0,1]", cfg.defaultWeight)
 	}
 	if cfg.sourceSet {
-		if err := validateID("source", cfg.source); err != nil {
+		if err := validateSourceID(cfg.source); err != nil {
 			return fmt.Errorf("kgmem: ingest: %w", err)
 		}
 	}
@@ -580,8 +588,44 @@ func (p *ingestPlanner) normalizeEntities(xs []ExtractedEntity) []ingestInput {
 			Properties:  cloneMap(x.Properties),
 			SourceIDs:   p.sources(),
 		}
+		in.skip = overLimit(&in.e)
 	}
 	return out
+}
+
+// overLimit says which length limit of Entity a normalised extracted
+// entity breaks, or returns "" when it breaks none. Its ID is checked once
+// it is known (see planEntities).
+func overLimit(e *Entity) string {
+	over := func(what string, n int, limit string, max int) string {
+		return fmt.Sprintf("%s is %d bytes, more than %s (%d)", what, n, limit, max)
+	}
+	if len(e.Name) > MaxNameBytes {
+		return over("name", len(e.Name), "MaxNameBytes", MaxNameBytes)
+	}
+	if len(e.Type) > MaxTypeBytes {
+		return over("type", len(e.Type), "MaxTypeBytes", MaxTypeBytes)
+	}
+	for _, a := range e.Aliases {
+		if len(a) > MaxNameBytes {
+			return fmt.Sprintf("alias %s is longer than MaxNameBytes (%d)", quote.Value(a), MaxNameBytes)
+		}
+	}
+	for _, t := range e.Tags {
+		if len(t) > MaxTagBytes {
+			return fmt.Sprintf("tag %s is longer than MaxTagBytes (%d) once normalised", quote.Value(t), MaxTagBytes)
+		}
+	}
+	return ""
+}
+
+// idOverLimit says why id cannot be an entity ID for its length, or
+// returns "" when it can.
+func idOverLimit(id string) string {
+	if len(id) <= MaxIDBytes {
+		return ""
+	}
+	return fmt.Sprintf("ID %s is longer than MaxIDBytes (%d)", quote.Value(id), MaxIDBytes)
 }
 
 // prefetch loads from the graph every entity the extraction might mean:
@@ -591,7 +635,7 @@ func (p *ingestPlanner) prefetch(inputs []ingestInput, rels []ExtractedRelation)
 	var ids, surfaces []string
 	seenID, seenSurface := make(map[string]bool), make(map[string]bool)
 	addID := func(id string) {
-		if id != "" && !seenID[id] {
+		if id != "" && len(id) <= MaxIDBytes && !seenID[id] {
 			seenID[id] = true
 			ids = append(ids, id)
 		}
@@ -870,6 +914,10 @@ func (p *ingestPlanner) planEntities(inputs []ingestInput) {
 			if id == "" || p.cfg.localIDs {
 				id = DeriveEntityID(in.e.Type, in.e.Name)
 			}
+			if over := idOverLimit(id); over != "" {
+				p.skip(SkippedEntity, i, in.ref, over)
+				continue
+			}
 			ent = &ingestEntity{e: Entity{ID: id}, write: writeCreated}
 			p.known[id] = ent
 			p.order = append(p.order, id)
@@ -1146,6 +1194,9 @@ func (p *ingestPlanner) planRelations(xs []ExtractedRelation) error {
 		case typ == "":
 			skip(shown, "no relation type")
 			continue
+		case len(typ) > MaxTypeBytes:
+			skip(shown, fmt.Sprintf("relation type is %d bytes, more than MaxTypeBytes (%d)", len(typ), MaxTypeBytes))
+			continue
 		}
 		w, given, clamped, reason := p.weight(x.Weight)
 		if reason != "" {
@@ -1169,6 +1220,19 @@ func (p *ingestPlanner) planRelations(xs []ExtractedRelation) error {
 					break
 				}
 				e.id = DeriveEntityID(e.phType, e.phName)
+				if p.known[e.id] != nil {
+					continue
+				}
+				over := overLimit(&Entity{Name: e.phName, Type: e.phType})
+				if over == "" {
+					over = idOverLimit(e.id)
+				}
+				if over != "" {
+					skip(refs[j], fmt.Sprintf("%s %s names no entity, and a placeholder for it cannot be made: its %s",
+						role, quote.Value(refs[j]), over))
+					ok = false
+					break
+				}
 			}
 		}
 		if !ok {

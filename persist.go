@@ -56,6 +56,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/kgmem/kgmem/internal/quote"
 )
 
 // Snapshot format identifiers and limits.
@@ -427,7 +429,7 @@ func readGraph(r io.Reader, g *InMemoryGraph) (*InMemoryGraph, snapshotHeader, i
 		return nil, h, lr.n, err
 	}
 	if h.Format != GraphFormat {
-		return nil, h, lr.n, lr.invalid("format %q, want %q", h.Format, GraphFormat)
+		return nil, h, lr.n, lr.invalid("format %s, want %q", quote.Value(h.Format), GraphFormat)
 	}
 	if h.Version != SnapshotVersion {
 		return nil, h, lr.n, lr.invalid("unsupported version %d, want %d", h.Version, SnapshotVersion)
@@ -731,8 +733,8 @@ func storedTags(id string, tags []string, max int) ([]string, error) {
 		return nil, err
 	}
 	if len(norm) > max {
-		return nil, fmt.Errorf("kgmem: entity %q has %d distinct tags, more than MaxTagsPerEntity (%d): %w",
-			id, len(norm), max, ErrInvalidArgument)
+		return nil, fmt.Errorf("kgmem: entity %s has %d distinct tags, more than MaxTagsPerEntity (%d): %w",
+			quote.Value(id), len(norm), max, ErrInvalidArgument)
 	}
 	return norm, nil
 }
@@ -910,7 +912,7 @@ func checkKeys(line []byte, known []string) error {
 					key = []byte(k)
 				}
 				if !slices.ContainsFunc(known, func(s string) bool { return s == string(key) }) {
-					return fmt.Errorf("unknown field %q", key)
+					return fmt.Errorf("unknown field %s", quote.Value(string(key)))
 				}
 				expectKey = false
 			}

@@ -6,23 +6,30 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/kgmem/kgmem/internal/quote"
 )
 
 // normalizeTags returns tags trimmed, lower-cased, de-duplicated (first
 // occurrence kept), without empties and cut to max. It returns an error
-// wrapping ErrInvalidArgument when a tag is not valid UTF-8. The result never
-// aliases tags. Cost: linear in the total length of tags, whatever max is.
+// wrapping ErrInvalidArgument when a tag, kept or not, is not valid UTF-8
+// or is longer than MaxTagBytes once normalised. The result never aliases
+// tags. Cost: linear in the total length of tags, whatever max is.
 func normalizeTags(tags []string, max int) ([]string, error) {
 	var out uniqueStrings
 	for _, t := range tags {
 		if !utf8.ValidString(t) {
-			return nil, fmt.Errorf("kgmem: tag %q is not valid UTF-8: %w", t, ErrInvalidArgument)
+			return nil, fmt.Errorf("kgmem: tag %s is not valid UTF-8: %w", quote.Value(t), ErrInvalidArgument)
 		}
-		t = normalizeTag(t)
-		if t == "" || len(out.items) == max {
+		norm := normalizeTag(t)
+		if len(norm) > MaxTagBytes {
+			return nil, fmt.Errorf("kgmem: tag %s is %d bytes once normalised, more than MaxTagBytes (%d): %w",
+				quote.Value(t), len(norm), MaxTagBytes, ErrInvalidArgument)
+		}
+		if norm == "" || len(out.items) == max {
 			continue
 		}
-		out.add(t)
+		out.add(norm)
 	}
 	return out.items, nil
 }
@@ -94,8 +101,9 @@ func (g *InMemoryGraph) unindexTags(s int32, tags []string) {
 // how many it kept. Tags are trimmed, lower-cased, de-duplicated keeping the
 // first occurrence, emptied ones dropped, then cut to MaxTagsPerEntity. It
 // returns an error wrapping ErrNotFound for an unknown entity and one wrapping
-// ErrInvalidArgument for an empty or invalid ID or a tag that is not valid
-// UTF-8; on error nothing changes.
+// ErrInvalidArgument for an empty, over-long or invalid ID or a tag, kept or
+// not, that is not valid UTF-8 or is longer than MaxTagBytes once
+// normalised; on error nothing changes.
 func (g *InMemoryGraph) SetEntityTags(ctx context.Context, id string, tags []string) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
@@ -142,7 +150,7 @@ func (g *InMemoryGraph) FindTags(ctx context.Context, prefix string) ([]string, 
 		return nil, err
 	}
 	if !utf8.ValidString(prefix) {
-		return nil, fmt.Errorf("kgmem: tag prefix %q is not valid UTF-8: %w", prefix, ErrInvalidArgument)
+		return nil, fmt.Errorf("kgmem: tag prefix %s is not valid UTF-8: %w", quote.Value(prefix), ErrInvalidArgument)
 	}
 	prefix = strings.ToLower(prefix)
 	var out []string
@@ -167,7 +175,7 @@ func (g *InMemoryGraph) EntityCountByTag(ctx context.Context, tag string) (int, 
 		return 0, err
 	}
 	if !utf8.ValidString(tag) {
-		return 0, fmt.Errorf("kgmem: tag %q is not valid UTF-8: %w", tag, ErrInvalidArgument)
+		return 0, fmt.Errorf("kgmem: tag %s is not valid UTF-8: %w", quote.Value(tag), ErrInvalidArgument)
 	}
 	if err := g.rlock(); err != nil {
 		return 0, err
@@ -182,7 +190,7 @@ func foldKeywords(keywords []string) ([]string, error) {
 	var out uniqueStrings
 	for _, k := range keywords {
 		if !utf8.ValidString(k) {
-			return nil, fmt.Errorf("kgmem: keyword %q is not valid UTF-8: %w", k, ErrInvalidArgument)
+			return nil, fmt.Errorf("kgmem: keyword %s is not valid UTF-8: %w", quote.Value(k), ErrInvalidArgument)
 		}
 		if k = foldString(strings.TrimSpace(k)); k != "" {
 			out.add(k)

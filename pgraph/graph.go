@@ -15,10 +15,19 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/quote"
 )
 
 // DefaultNamespace is the namespace of a Graph made without WithNamespace.
 const DefaultNamespace = "default"
+
+// MaxNamespaceBytes is the longest namespace, in bytes: 128. The
+// namespace is the first column of every index key, and PostgreSQL refuses
+// a B-tree index entry larger than 2,704 bytes: with kgmem's limits on the
+// other columns (two entity IDs of kgmem.MaxIDBytes and a relation type of
+// kgmem.MaxTypeBytes in a relation's primary key) the longest key, with
+// its overhead, comes to 2,456 bytes, however incompressible its text.
+const MaxNamespaceBytes = 128
 
 // Option configures a Graph.
 type Option interface {
@@ -38,8 +47,9 @@ func (f optionFunc) apply(c *config) { f(c) }
 // WithNamespace sets the namespace the Graph reads and writes. Graphs with
 // different namespaces share the tables of one database and never see each
 // other's entities or relations. The default is DefaultNamespace; an empty
-// namespace, or one that is not valid UTF-8 or holds a NUL byte, makes New
-// return an error wrapping kgmem.ErrInvalidArgument.
+// namespace, one longer than MaxNamespaceBytes, or one that is not valid
+// UTF-8 or holds a NUL byte, makes New return an error wrapping
+// kgmem.ErrInvalidArgument.
 func WithNamespace(ns string) Option {
 	return optionFunc(func(c *config) { c.namespace = ns })
 }
@@ -90,8 +100,13 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Graph, error
 	for _, o := range opts {
 		o.apply(&cfg)
 	}
-	if cfg.namespace == "" || !storable(cfg.namespace) {
-		return nil, fmt.Errorf("pgraph: namespace %q is empty, not valid UTF-8 or holds a NUL byte: %w", cfg.namespace, kgmem.ErrInvalidArgument)
+	switch {
+	case cfg.namespace == "" || !storable(cfg.namespace):
+		return nil, fmt.Errorf("pgraph: namespace %s is empty, not valid UTF-8 or holds a NUL byte: %w",
+			quote.Value(cfg.namespace), kgmem.ErrInvalidArgument)
+	case len(cfg.namespace) > MaxNamespaceBytes:
+		return nil, fmt.Errorf("pgraph: namespace %s is longer than MaxNamespaceBytes (%d): %w",
+			quote.Value(cfg.namespace), MaxNamespaceBytes, kgmem.ErrInvalidArgument)
 	}
 	if cfg.tags.MaxTagsPerEntity <= 0 {
 		cfg.tags.MaxTagsPerEntity = kgmem.DefaultMaxTagsPerEntity
@@ -435,7 +450,7 @@ func (g *Graph) LinkEntities(ctx context.Context, text string) ([]kgmem.EntityMe
 		return nil, err
 	}
 	if !utf8.ValidString(text) {
-		return nil, fmt.Errorf("pgraph: link entities: text %q is not valid UTF-8: %w", text, kgmem.ErrInvalidArgument)
+		return nil, fmt.Errorf("pgraph: link entities: text %s is not valid UTF-8: %w", quote.Value(text), kgmem.ErrInvalidArgument)
 	}
 	spans := kgmem.LinkSpanKeys(text)
 	if len(spans) == 0 {
@@ -477,7 +492,7 @@ func (g *Graph) FindTags(ctx context.Context, prefix string) ([]string, error) {
 		return nil, err
 	}
 	if !utf8.ValidString(prefix) {
-		return nil, fmt.Errorf("pgraph: tag prefix %q is not valid UTF-8: %w", prefix, kgmem.ErrInvalidArgument)
+		return nil, fmt.Errorf("pgraph: tag prefix %s is not valid UTF-8: %w", quote.Value(prefix), kgmem.ErrInvalidArgument)
 	}
 	prefix = strings.ToLower(prefix)
 	if !storable(prefix) {
@@ -486,7 +501,7 @@ func (g *Graph) FindTags(ctx context.Context, prefix string) ([]string, error) {
 	rows, err := g.pool.Query(ctx, "SELECT DISTINCT t FROM "+entitiesTable+
 		", unnest(tags) AS t WHERE namespace = $1 AND tags <> '{}' AND starts_with(t, $2)", g.ns, prefix)
 	if err != nil {
-		return nil, fmt.Errorf("pgraph: find tags %q: %w", prefix, err)
+		return nil, fmt.Errorf("pgraph: find tags %s: %w", quote.Value(prefix), err)
 	}
 	tags, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
@@ -553,7 +568,7 @@ func (g *Graph) EntityCountByTag(ctx context.Context, tag string) (int, error) {
 		return 0, err
 	}
 	if !utf8.ValidString(tag) {
-		return 0, fmt.Errorf("pgraph: tag %q is not valid UTF-8: %w", tag, kgmem.ErrInvalidArgument)
+		return 0, fmt.Errorf("pgraph: tag %s is not valid UTF-8: %w", quote.Value(tag), kgmem.ErrInvalidArgument)
 	}
 	tag = normalizeTag(tag)
 	if tag == "" || !storable(tag) {
@@ -563,7 +578,7 @@ func (g *Graph) EntityCountByTag(ctx context.Context, tag string) (int, error) {
 	err := g.pool.QueryRow(ctx, "SELECT count(*) FROM "+entitiesTable+
 		" WHERE namespace = $1 AND tags @> ARRAY[$2::text]", g.ns, tag).Scan(&n)
 	if err != nil {
-		return 0, fmt.Errorf("pgraph: count entities with tag %q: %w", tag, err)
+		return 0, fmt.Errorf("pgraph: count entities with tag %s: %w", quote.Value(tag), err)
 	}
 	return n, nil
 }

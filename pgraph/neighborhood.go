@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/quote"
 )
 
 // neighborhood is the kgmem.Neighborhood of one traversal: every query of
@@ -161,7 +162,7 @@ func (n *neighborhood) Entities(ctx context.Context, ids []string) ([]kgmem.Enti
 	keep := make([]string, 0, len(ids))
 	for _, id := range ids {
 		if !storable(id) {
-			return nil, fmt.Errorf("pgraph: entity %q: %w", id, kgmem.ErrNotFound)
+			return nil, fmt.Errorf("pgraph: entity %s: %w", quote.Value(id), kgmem.ErrNotFound)
 		}
 		keep = append(keep, id)
 	}
@@ -181,7 +182,7 @@ func (n *neighborhood) Entities(ctx context.Context, ids []string) ([]kgmem.Enti
 	for i, id := range ids {
 		j, ok := byID[id]
 		if !ok {
-			return nil, fmt.Errorf("pgraph: entity %q: %w", id, kgmem.ErrNotFound)
+			return nil, fmt.Errorf("pgraph: entity %s: %w", quote.Value(id), kgmem.ErrNotFound)
 		}
 		out[i] = found[j]
 	}
