@@ -110,5 +110,8 @@
 // [kgmem.ErrInvalidArgument], [kgmem.ErrNoPath]) exactly where the
 // in-memory graph's do, and name the offending value, a long one by a
 // prefix. Database failures are returned wrapped, with the operation and
-// the value named.
+// the value named. When the connection to PostgreSQL cannot be made or
+// breaks (the server restarts or ends the session, the network fails),
+// the error wraps [ErrConnectionLost] and says so, and, for a write,
+// whether it was sent and so may have been applied.
 package pgraph

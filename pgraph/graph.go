@@ -117,7 +117,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Graph, error
 	g := &Graph{pool: pool, ns: cfg.namespace, tags: cfg.tags, pathBudget: cfg.pathBudget}
 	v, err := g.schemaVersion(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("pgraph: read schema version: %w", err)
+		return nil, fail("read schema version", false, err)
 	}
 	if v > SchemaVersion {
 		return nil, fmt.Errorf("pgraph: database schema version %d is newer than version %d, the newest this package knows", v, SchemaVersion)
@@ -153,7 +153,7 @@ func (g *Graph) AddEntity(ctx context.Context, e kgmem.Entity) error {
 	return g.retry(ctx, func() error {
 		_, err := g.pool.Exec(ctx, upsertEntitySQL, row...)
 		if err != nil {
-			return fmt.Errorf("pgraph: add entity %q: %w", e.ID, err)
+			return fail(fmt.Sprintf("add entity %q", e.ID), true, err)
 		}
 		return nil
 	})
@@ -201,7 +201,7 @@ func (g *Graph) GetEntity(ctx context.Context, id string) (kgmem.Entity, bool, e
 		return kgmem.Entity{}, false, nil
 	}
 	if err != nil {
-		return kgmem.Entity{}, false, fmt.Errorf("pgraph: get entity %q: %w", id, err)
+		return kgmem.Entity{}, false, fail(fmt.Sprintf("get entity %q", id), false, err)
 	}
 	return e, true, nil
 }
@@ -226,7 +226,7 @@ func (g *Graph) RemoveEntity(ctx context.Context, id string) error {
 		tag, err := g.pool.Exec(ctx, "DELETE FROM "+entitiesTable+" WHERE namespace = $1 AND id = $2", g.ns, id)
 		switch {
 		case err != nil:
-			return fmt.Errorf("pgraph: remove entity %q: %w", id, err)
+			return fail(fmt.Sprintf("remove entity %q", id), true, err)
 		case tag.RowsAffected() == 0:
 			return notFound
 		}
@@ -260,7 +260,7 @@ func (g *Graph) AddRelation(ctx context.Context, r kgmem.Relation) error {
 			return g.missingEndpoint(ctx, r)
 		}
 		if err != nil {
-			return fmt.Errorf("pgraph: add relation %q -[%s]-> %q: %w", r.SourceID, r.Type, r.TargetID, err)
+			return fail(fmt.Sprintf("add relation %q -[%s]-> %q", r.SourceID, r.Type, r.TargetID), true, err)
 		}
 		return nil
 	})
@@ -283,11 +283,11 @@ func (g *Graph) missingEndpoint(ctx context.Context, r kgmem.Relation) error {
 	rows, err := g.pool.Query(ctx, "SELECT id FROM "+entitiesTable+" WHERE namespace = $1 AND id = ANY($2)",
 		g.ns, []string{r.SourceID, r.TargetID})
 	if err != nil {
-		return fmt.Errorf("pgraph: add relation %q -[%s]-> %q: %w", r.SourceID, r.Type, r.TargetID, err)
+		return fail(fmt.Sprintf("add relation %q -[%s]-> %q", r.SourceID, r.Type, r.TargetID), true, err)
 	}
 	found, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return fmt.Errorf("pgraph: add relation %q -[%s]-> %q: %w", r.SourceID, r.Type, r.TargetID, err)
+		return fail(fmt.Sprintf("add relation %q -[%s]-> %q", r.SourceID, r.Type, r.TargetID), true, err)
 	}
 	for _, end := range []struct{ what, id string }{{"source", r.SourceID}, {"target", r.TargetID}} {
 		if !slices.Contains(found, end.id) {
@@ -318,7 +318,7 @@ func (g *Graph) RemoveRelation(ctx context.Context, sourceID, targetID, relation
 			" WHERE namespace = $1 AND source = $2 AND target = $3 AND type = $4", g.ns, sourceID, targetID, relationType)
 		switch {
 		case err != nil:
-			return fmt.Errorf("pgraph: remove relation %q -[%s]-> %q: %w", sourceID, relationType, targetID, err)
+			return fail(fmt.Sprintf("remove relation %q -[%s]-> %q", sourceID, relationType, targetID), true, err)
 		case tag.RowsAffected() == 0:
 			return notFound
 		}
@@ -387,11 +387,11 @@ func (g *Graph) FindByKeywords(ctx context.Context, keywords []string) ([]kgmem.
 	}
 	rows, err := g.pool.Query(ctx, sql, args...)
 	if err != nil {
-		return nil, fmt.Errorf("pgraph: find by keywords %q: %w", keywords, err)
+		return nil, fail(fmt.Sprintf("find by keywords %s", quoteKeywords(keywords)), false, err)
 	}
 	candidates, err := collectEntities(rows)
 	if err != nil {
-		return nil, fmt.Errorf("pgraph: find by keywords %q: %w", keywords, err)
+		return nil, fail(fmt.Sprintf("find by keywords %s", quoteKeywords(keywords)), false, err)
 	}
 	type hit struct {
 		e     kgmem.Entity
@@ -459,11 +459,11 @@ func (g *Graph) LinkEntities(ctx context.Context, text string) ([]kgmem.EntityMe
 	keys := slices.DeleteFunc(spans, func(k string) bool { return !storable(k) })
 	rows, err := g.pool.Query(ctx, linkQuery, g.ns, keys)
 	if err != nil {
-		return nil, fmt.Errorf("pgraph: link entities: %w", err)
+		return nil, fail("link entities", false, err)
 	}
 	candidates, err := collectEntities(rows)
 	if err != nil {
-		return nil, fmt.Errorf("pgraph: link entities: %w", err)
+		return nil, fail("link entities", false, err)
 	}
 	return kgmem.LinkWithKeywords(ctx, linkCandidates{g, candidates}, text)
 }
@@ -501,11 +501,11 @@ func (g *Graph) FindTags(ctx context.Context, prefix string) ([]string, error) {
 	rows, err := g.pool.Query(ctx, "SELECT DISTINCT t FROM "+entitiesTable+
 		", unnest(tags) AS t WHERE namespace = $1 AND tags <> '{}' AND starts_with(t, $2)", g.ns, prefix)
 	if err != nil {
-		return nil, fmt.Errorf("pgraph: find tags %s: %w", quote.Value(prefix), err)
+		return nil, fail("find tags "+quote.Value(prefix), false, err)
 	}
 	tags, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return nil, fmt.Errorf("pgraph: find tags %q: %w", prefix, err)
+		return nil, fail("find tags "+quote.Value(prefix), false, err)
 	}
 	if len(tags) == 0 {
 		return nil, nil
@@ -547,7 +547,7 @@ func (g *Graph) SetEntityTags(ctx context.Context, id string, tags []string) (in
 			" SET tags = $3, tag_grams = $4 WHERE namespace = $1 AND id = $2", g.ns, id, nonNil(norm), tagGrams(norm))
 		switch {
 		case err != nil:
-			return fmt.Errorf("pgraph: set tags of entity %q: %w", id, err)
+			return fail(fmt.Sprintf("set tags of entity %q", id), true, err)
 		case tag.RowsAffected() == 0:
 			return notFound
 		}
@@ -578,7 +578,7 @@ func (g *Graph) EntityCountByTag(ctx context.Context, tag string) (int, error) {
 	err := g.pool.QueryRow(ctx, "SELECT count(*) FROM "+entitiesTable+
 		" WHERE namespace = $1 AND tags @> ARRAY[$2::text]", g.ns, tag).Scan(&n)
 	if err != nil {
-		return 0, fmt.Errorf("pgraph: count entities with tag %s: %w", quote.Value(tag), err)
+		return 0, fail("count entities with tag "+quote.Value(tag), false, err)
 	}
 	return n, nil
 }
@@ -598,7 +598,7 @@ func (g *Graph) Clear(ctx context.Context) error {
 			return err
 		})
 		if err != nil {
-			return fmt.Errorf("pgraph: clear namespace %q: %w", g.ns, err)
+			return fail(fmt.Sprintf("clear namespace %q", g.ns), true, err)
 		}
 		return nil
 	})

@@ -85,7 +85,7 @@ func (n *neighborhood) close(ctx context.Context) error {
 	n.conn.Release()
 	n.conn = nil
 	if err != nil {
-		return fmt.Errorf("pgraph: end read transaction: %w", err)
+		return fail("end read transaction", false, err)
 	}
 	return nil
 }
@@ -168,11 +168,11 @@ func (n *neighborhood) Entities(ctx context.Context, ids []string) ([]kgmem.Enti
 	}
 	rows, err := n.query(ctx, "SELECT "+entityColumns+" FROM "+entitiesTable+" WHERE namespace = $1 AND id = ANY($2)", n.g.ns, keep)
 	if err != nil {
-		return nil, fmt.Errorf("pgraph: fetch %d entities: %w", len(keep), err)
+		return nil, fail(fmt.Sprintf("fetch %d entities", len(keep)), false, err)
 	}
 	found, err := collectEntities(rows)
 	if err != nil {
-		return nil, fmt.Errorf("pgraph: fetch %d entities: %w", len(keep), err)
+		return nil, fail(fmt.Sprintf("fetch %d entities", len(keep)), false, err)
 	}
 	byID := make(map[string]int, len(found))
 	for i := range found {
