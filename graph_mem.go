@@ -1036,11 +1036,21 @@ func validateEntity(e *Entity) error {
 	}
 	for i, t := range e.Tags {
 		if n, ok := tagFits(t); !ok {
-			return fmt.Errorf("kgmem: entity %q: tag %d %s is %d bytes once normalised, more than MaxTagBytes (%d): %w",
-				e.ID, i, quote.Value(t), n, MaxTagBytes, ErrInvalidArgument)
+			return fmt.Errorf("kgmem: entity %q: tag %d %s: %w", e.ID, i, tagTooLong(t, n), ErrInvalidArgument)
 		}
 	}
 	return nil
+}
+
+// tagTooLong says that tag t, n bytes long once normalised, is too long:
+// `"xx…"... (200 bytes) is longer than MaxTagBytes (128)`, or, when
+// normalising changed its length, `… is 192 bytes once normalised, more
+// than MaxTagBytes (128)`.
+func tagTooLong(t string, n int) string {
+	if n == len(t) {
+		return fmt.Sprintf("%s is longer than MaxTagBytes (%d)", quote.Value(t), MaxTagBytes)
+	}
+	return fmt.Sprintf("%s is %d bytes once normalised, more than MaxTagBytes (%d)", quote.Value(t), n, MaxTagBytes)
 }
 
 // tagFits reports whether tag t, once normalised, is at most MaxTagBytes

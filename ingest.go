@@ -613,7 +613,7 @@ func overLimit(e *Entity) string {
 	}
 	for _, t := range e.Tags {
 		if len(t) > MaxTagBytes {
-			return fmt.Sprintf("tag %s is longer than MaxTagBytes (%d) once normalised", quote.Value(t), MaxTagBytes)
+			return fmt.Sprintf("tag %s is longer than MaxTagBytes (%d)", quote.Value(t), MaxTagBytes)
 		}
 	}
 	return ""

@@ -167,7 +167,7 @@ func TestIngestSkipsOverLimitValues(t *testing.T) {
 		"entity 1 (", "name is 1025 bytes, more than MaxNameBytes (1024)",
 		"entity 2 (\"Aliased\"): alias \"xxx", "(1025 bytes) is longer than MaxNameBytes (1024)",
 		"entity 3 (\"Typed\"): type is 257 bytes, more than MaxTypeBytes (256)",
-		"entity 4 (\"Tagged\"): tag \"xxx", "(129 bytes) is longer than MaxTagBytes (128) once normalised",
+		"entity 4 (\"Tagged\"): tag \"xxx", "(129 bytes) is longer than MaxTagBytes (128)",
 		"entity 5 (\"Explicit\"): ID \"xxx", "(1025 bytes) is longer than MaxIDBytes (1024)",
 		"entity 6 (", "ID \"xxx", "(1281 bytes) is longer than MaxIDBytes (1024)",
 		"entity 7 (", "ID \"x:xxx", "(1026 bytes) is longer than MaxIDBytes (1024)",

@@ -23,8 +23,7 @@ func normalizeTags(tags []string, max int) ([]string, error) {
 		}
 		norm := normalizeTag(t)
 		if len(norm) > MaxTagBytes {
-			return nil, fmt.Errorf("kgmem: tag %s is %d bytes once normalised, more than MaxTagBytes (%d): %w",
-				quote.Value(t), len(norm), MaxTagBytes, ErrInvalidArgument)
+			return nil, fmt.Errorf("kgmem: tag %s: %w", tagTooLong(t, len(norm)), ErrInvalidArgument)
 		}
 		if norm == "" || len(out.items) == max {
 			continue
