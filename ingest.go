@@ -329,7 +329,7 @@ type mergeState struct {
 type ingestRelation struct {
 	r     Relation
 	write ingestWrite // writeCreated or writeMerged
-	// sources is r.SourceIDs as a set, once a merge has added to them.
+	// sources is r.SourceIDs as a set, built by the first merge.
 	sources *uniqueStrings
 	// ownProps reports that r.Properties is a map made by the planner,
 	// which merges change in place.
