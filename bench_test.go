@@ -6,7 +6,10 @@ package kgmem
 // size, which is how CI runs them (-benchtime 1x) so that none can rot.
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -764,4 +767,163 @@ func benchRetrieve(b *testing.B, r *MemoryRetriever, queries []string) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+}
+
+// Benchmarks of inputs that once cost time quadratic in their size (see
+// cost_test.go): each doubles or quadruples its input across sizes, so a
+// cost that grows faster than the input shows at once.
+
+// BenchmarkIngestRepeatedEntity parses and ingests model output that names
+// one entity again and again, each time with 20 new aliases.
+func BenchmarkIngestRepeatedEntity(b *testing.B) {
+	sizes := []int{500, 2000}
+	if testing.Short() {
+		sizes = sizes[:1]
+	}
+	for _, n := range sizes {
+		out := repeatedEntityOutput(n, 20)
+		b.Run(fmt.Sprintf("mentions=%d/aliases=20", n), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(out)))
+			for b.Loop() {
+				x, err := ParseExtraction(out)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := Ingest(context.Background(), NewInMemoryGraph(), x); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkIngestTags ingests one entity with many tags into a graph that
+// keeps them all.
+func BenchmarkIngestTags(b *testing.B) {
+	sizes := []int{10_000, 40_000, 160_000}
+	if testing.Short() {
+		sizes = sizes[:1]
+	}
+	for _, n := range sizes {
+		tags := make([]string, n)
+		for i := range tags {
+			tags[i] = fmt.Sprintf("Tag%d", i)
+		}
+		x := Extraction{Entities: []ExtractedEntity{{Name: "x", Tags: tags}}}
+		b.Run(fmt.Sprintf("tags=%s", shortCount(n)), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				g := NewInMemoryGraph(WithTagConstraints(TagConstraints{MaxTagsPerEntity: n}))
+				if _, err := Ingest(context.Background(), g, x); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkAddBatchTypes adds, in one batch, relations between two
+// entities that each have a type of their own.
+func BenchmarkAddBatchTypes(b *testing.B) {
+	sizes := []int{1_000, 10_000, 100_000}
+	if testing.Short() {
+		sizes = sizes[:1]
+	}
+	for _, n := range sizes {
+		ents, rels := manyTypes(n)
+		b.Run(fmt.Sprintf("types=%s", shortCount(n)), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := NewInMemoryGraph().AddBatch(context.Background(), ents, rels); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/relation")
+		})
+	}
+}
+
+// BenchmarkReadFromTypes reads a snapshot of relations that each have a
+// type of their own.
+func BenchmarkReadFromTypes(b *testing.B) {
+	sizes := []int{10_000, 100_000}
+	if testing.Short() {
+		sizes = sizes[:1]
+	}
+	for _, n := range sizes {
+		ents, rels := manyTypes(n)
+		g := NewInMemoryGraph()
+		if err := g.AddBatch(context.Background(), ents, rels); err != nil {
+			b.Fatal(err)
+		}
+		var snap bytes.Buffer
+		if _, err := g.WriteTo(&snap); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("types=%s", shortCount(n)), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(snap.Len()))
+			for b.Loop() {
+				if _, err := NewInMemoryGraph().ReadFrom(bytes.NewReader(snap.Bytes())); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkReadFromTagsLine reads a snapshot whose one entity has many
+// distinct tags, which the default limit of 8 refuses.
+func BenchmarkReadFromTagsLine(b *testing.B) {
+	sizes := []int{10_000, 100_000}
+	if testing.Short() {
+		sizes = sizes[:1]
+	}
+	for _, n := range sizes {
+		tags := make([]string, n)
+		for i := range tags {
+			tags[i] = fmt.Sprintf("t%d", i)
+		}
+		line, err := json.Marshal(Entity{ID: "a", Tags: tags})
+		if err != nil {
+			b.Fatal(err)
+		}
+		in := []byte(`{"format":"kgmem-graph","version":1,"entities":1,"relations":0}` + "\n" + string(line) + "\n")
+		b.Run(fmt.Sprintf("tags=%s", shortCount(n)), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(in)))
+			for b.Loop() {
+				if _, err := NewInMemoryGraph().ReadFrom(bytes.NewReader(in)); !errors.Is(err, ErrInvalidArgument) {
+					b.Fatalf("ReadFrom = %v, want ErrInvalidArgument", err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkReadFromLyingHeader reads inputs whose header announces 10¹²
+// entities and whose second line is not one: the cost must not depend on
+// the input's size, nor on the header's claim.
+func BenchmarkReadFromLyingHeader(b *testing.B) {
+	sizes := []int{1 << 20, 32 << 20}
+	if testing.Short() {
+		sizes = sizes[:1]
+	}
+	for _, size := range sizes {
+		in := make([]byte, size)
+		h := `{"format":"kgmem-graph","version":1,"entities":1000000000000,"relations":0}` + "\nxx\n"
+		copy(in, h)
+		for i := len(h); i < len(in); i++ {
+			in[i] = '\n'
+		}
+		b.Run(fmt.Sprintf("bytes=%dMiB", size>>20), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := NewInMemoryGraph().ReadFrom(bytes.NewReader(in)); !errors.Is(err, ErrInvalidArgument) {
+					b.Fatalf("ReadFrom = %v, want ErrInvalidArgument", err)
+				}
+			}
+		})
+	}
 }

@@ -28,6 +28,20 @@
 // total and documented: results never depend on insertion order or map
 // iteration.
 //
+// # Limits
+//
+// Every write checks lengths, in bytes of UTF-8: an entity ID (and so a
+// relation's endpoints) at most [MaxIDBytes] (1 KiB), an entity or
+// relation type at most [MaxTypeBytes] (256), a name or an alias at most
+// [MaxNameBytes] (1 KiB), a tag at most [MaxTagBytes] (128) once
+// normalised. A longer value is rejected with [ErrInvalidArgument], never
+// truncated, by every backend and every path into a graph: the write
+// methods, AddBatch, Ingest (which skips and reports the item), and the
+// snapshot and journal readers. The limits are sized so that PostgreSQL
+// can index every key pgraph stores (see [MaxIDBytes]); descriptions,
+// properties and source IDs have no limit of their own. Errors quote at
+// most a short prefix of an offending value, whatever its length.
+//
 // # Concurrency
 //
 // All methods of [InMemoryGraph] are safe for concurrent use. Reads share a
@@ -39,7 +53,7 @@
 // # Errors
 //
 // Errors wrap one of the sentinels (test with errors.Is) and name the
-// offending value: [ErrNotFound] for a missing entity, relation or page,
+// offending value (a long one by a prefix and its length): [ErrNotFound] for a missing entity, relation or page,
 // [ErrInvalidArgument] for a value that breaks a documented rule,
 // [ErrNoPath] when FindPaths finds nothing, [ErrClosed] after Close,
 // [ErrLocked] when another Open holds a durable graph's files, and

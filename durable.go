@@ -130,6 +130,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/kgmem/kgmem/internal/quote"
 )
 
 // Errors of durable graphs.
@@ -470,7 +472,7 @@ func (d *durableLog) loadSnapshot(g *InMemoryGraph) error {
 		return fmt.Errorf("kgmem: open %s: %w", d.path, err)
 	}
 	defer f.Close()
-	_, h, n, err := readGraph(f, inputSize(f), g)
+	_, h, n, err := readGraph(f, g)
 	if err != nil {
 		return withContext(err, "open %s", d.path)
 	}
@@ -601,7 +603,7 @@ func (d *durableLog) replay(g *InMemoryGraph, f *os.File, size int64) error {
 		return d.corrupt(0, "header: %v", err)
 	}
 	if h.Format != JournalFormat || h.Version != JournalVersion {
-		return d.corrupt(0, "header: format %q version %d, want %q version %d", h.Format, h.Version, JournalFormat, JournalVersion)
+		return d.corrupt(0, "header: format %s version %d, want %q version %d", quote.Value(h.Format), h.Version, JournalFormat, JournalVersion)
 	}
 	off = frameHeader + int64(len(payload))
 	ctx := context.Background()
@@ -733,7 +735,7 @@ func applyRecord(ctx context.Context, g *InMemoryGraph, m *mutation) error {
 		_, err := g.RemoveSource(ctx, m.ID)
 		return err
 	}
-	return fmt.Errorf("kgmem: unknown operation %q: %w", m.Op, ErrInvalidArgument)
+	return fmt.Errorf("kgmem: unknown operation %s: %w", quote.Value(string(m.Op)), ErrInvalidArgument)
 }
 
 // record appends m to the journal; it is called with the graph's mu held

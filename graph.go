@@ -18,8 +18,9 @@ var (
 
 	// ErrInvalidArgument is returned when a value handed to kgmem breaks a
 	// documented rule: an empty ID or relation type, a string that is not
-	// valid UTF-8, a weight that is NaN, infinite or outside [0,1], a
-	// negative depth or cap, an unknown Direction.
+	// valid UTF-8 or longer than its limit (MaxIDBytes and the others), a
+	// weight that is NaN, infinite or outside [0,1], a negative depth or
+	// cap, an unknown Direction.
 	ErrInvalidArgument = errors.New("kgmem: invalid argument")
 
 	// ErrNoPath is returned by FindPaths when no path within the hop limit
@@ -33,18 +34,57 @@ var (
 
 var errClosed = fmt.Errorf("kgmem: graph is closed: %w", ErrClosed)
 
+// Length limits, in bytes of UTF-8, that every write enforces, in every
+// backend: InMemoryGraph, AddBatch, Ingest, the snapshot and journal
+// readers, and package pgraph all apply them through the same validation
+// ([ValidateEntity], [ValidateRelation]). A value over its limit is
+// rejected with an error wrapping [ErrInvalidArgument] that names the
+// field and the limit and quotes at most a short prefix of the value; it is
+// never truncated silently.
+//
+// The limits are generous for real use and small enough for every backend
+// to index what it must. PostgreSQL refuses a B-tree index entry larger
+// than 2,704 bytes: pgraph's relation key (namespace, source, target,
+// type) is one such entry, and 2 × MaxIDBytes + MaxTypeBytes plus
+// pgraph's namespace limit (128) and the per-column overhead comes to at
+// most 2,456. Its GIN index entries (2,712 bytes at most) hold the match
+// key of each name and alias, which case folding can make up to 1.5 times
+// longer than the name (Ⱥ folds to ⱥ, 2 bytes to 3): MaxNameBytes keeps
+// it under 1,536. Tags are short labels, indexed one entry each.
+const (
+	// MaxIDBytes is the longest entity ID: 1 KiB, room for any URL or
+	// path-like identifier a model or a program produces. It also bounds
+	// a relation's SourceID and TargetID, which are entity IDs.
+	MaxIDBytes = 1024
+	// MaxTypeBytes is the longest entity type or relation type: 256
+	// bytes; types are vocabulary words such as "works_on".
+	MaxTypeBytes = 256
+	// MaxNameBytes is the longest entity name and the longest alias:
+	// 1 KiB, about 150 English words or 340 CJK characters. Linking only
+	// matches names of up to 16 words or CJK characters, so a longer name
+	// is stored but never linked.
+	MaxNameBytes = 1024
+	// MaxTagBytes is the longest tag once normalised (trimmed and
+	// lower-cased): 128 bytes.
+	MaxTagBytes = 128
+)
+
 // Entity is a node of the knowledge graph: a person, project, concept or
 // anything else an agent wants to remember facts about.
 //
 // ID is the identity; every other field is data. Only ID must be non-empty;
-// every string must be valid UTF-8.
+// every string must be valid UTF-8. ID, Name, Type, each alias and each tag
+// have length limits (MaxIDBytes, MaxNameBytes, MaxTypeBytes,
+// MaxTagBytes); Description, Properties and SourceIDs have none beyond
+// what a snapshot line (MaxLineSize) or a journal record (MaxRecordSize)
+// can hold.
 type Entity struct {
-	ID          string            `json:"id"`                    // identity; non-empty
-	Name        string            `json:"name"`                  // display name, used for linking
-	Type        string            `json:"type,omitempty"`        // kind, such as "person" or "project"
+	ID          string            `json:"id"`                    // identity; non-empty, at most MaxIDBytes
+	Name        string            `json:"name"`                  // display name, used for linking; at most MaxNameBytes
+	Type        string            `json:"type,omitempty"`        // kind, such as "person" or "project"; at most MaxTypeBytes
 	Description string            `json:"description,omitempty"` // one line about it
-	Aliases     []string          `json:"aliases,omitempty"`     // other surface forms, used for linking
-	Tags        []string          `json:"tags,omitempty"`        // normalised on write, see SetEntityTags
+	Aliases     []string          `json:"aliases,omitempty"`     // other surface forms, used for linking; each at most MaxNameBytes
+	Tags        []string          `json:"tags,omitempty"`        // normalised on write, see SetEntityTags; each at most MaxTagBytes once normalised
 	Properties  map[string]string `json:"properties,omitempty"`  // free-form attributes
 	SourceIDs   []string          `json:"source_ids,omitempty"`  // knowledge pages that mention it
 }
@@ -53,11 +93,13 @@ type Entity struct {
 //
 // A relation is identified by its Key: the graph holds at most one relation
 // per (SourceID, TargetID, Type), so two entities may be joined by several
-// relations of different types, in either direction.
+// relations of different types, in either direction. The key's parts have
+// length limits (MaxIDBytes, MaxTypeBytes); Properties and SourceIDs have
+// none beyond what a snapshot line or a journal record can hold.
 type Relation struct {
-	SourceID   string            `json:"source_id"`            // the entity the relation starts at
-	TargetID   string            `json:"target_id"`            // the entity it ends at
-	Type       string            `json:"type"`                 // what it says, such as "works_on"; non-empty
+	SourceID   string            `json:"source_id"`            // the entity the relation starts at; at most MaxIDBytes
+	TargetID   string            `json:"target_id"`            // the entity it ends at; at most MaxIDBytes
+	Type       string            `json:"type"`                 // what it says, such as "works_on"; non-empty, at most MaxTypeBytes
 	Weight     float64           `json:"weight"`               // [0,1]; the factor a traversal multiplies a path's score by
 	Properties map[string]string `json:"properties,omitempty"` // free-form attributes
 	SourceIDs  []string          `json:"source_ids,omitempty"` // knowledge pages that state it
@@ -226,8 +268,10 @@ func (c TagConstraints) withDefaults() TagConstraints {
 // changes nothing inside the graph.
 type KnowledgeGraph interface {
 	// AddEntity inserts e, or replaces the entity with e.ID keeping its
-	// relations. Tags are normalised as in SetEntityTags. Empty e.ID or a
-	// string that is not valid UTF-8 returns ErrInvalidArgument.
+	// relations. Tags are normalised as in SetEntityTags. Empty e.ID, a
+	// string that is not valid UTF-8 or a value longer than its limit
+	// (MaxIDBytes, MaxNameBytes, MaxTypeBytes, MaxTagBytes) returns
+	// ErrInvalidArgument.
 	AddEntity(ctx context.Context, e Entity) error
 
 	// GetEntity returns the entity with the given ID; ok is false when
@@ -235,18 +279,22 @@ type KnowledgeGraph interface {
 	GetEntity(ctx context.Context, id string) (e Entity, ok bool, err error)
 
 	// RemoveEntity deletes the entity, every relation that starts or ends
-	// at it, and its tag index entries. An unknown id returns ErrNotFound.
+	// at it, and its tag index entries. An unknown id returns ErrNotFound;
+	// an empty, invalid or over-long one (see MaxIDBytes)
+	// ErrInvalidArgument.
 	RemoveEntity(ctx context.Context, id string) error
 
 	// AddRelation inserts r, or replaces the stored relation with the same
-	// Key (weight, properties, sources). An empty endpoint or type, invalid
-	// UTF-8 or a weight that is NaN, infinite or outside [0,1] returns
-	// ErrInvalidArgument; an endpoint that is not an entity returns
+	// Key (weight, properties, sources). An empty endpoint or type, an
+	// endpoint longer than MaxIDBytes or a type longer than MaxTypeBytes,
+	// invalid UTF-8 or a weight that is NaN, infinite or outside [0,1]
+	// returns ErrInvalidArgument; an endpoint that is not an entity returns
 	// ErrNotFound.
 	AddRelation(ctx context.Context, r Relation) error
 
 	// RemoveRelation deletes the relation with the given key; ErrNotFound
-	// when there is none.
+	// when there is none, ErrInvalidArgument when a part of the key is
+	// empty, invalid or longer than its limit.
 	RemoveRelation(ctx context.Context, sourceID, targetID, relationType string) error
 
 	// GetRelated walks the graph breadth-first from id and returns each
@@ -279,8 +327,8 @@ type KnowledgeGraph interface {
 	// SetEntityTags replaces the entity's tags with tags after normalising
 	// them (trimmed, lower-cased, de-duplicated in order, empties dropped,
 	// cut to MaxTagsPerEntity) and returns how many it kept. An unknown id
-	// returns ErrNotFound; a tag that is not valid UTF-8 returns
-	// ErrInvalidArgument.
+	// returns ErrNotFound; a tag that is not valid UTF-8 or is longer than
+	// MaxTagBytes once normalised returns ErrInvalidArgument.
 	SetEntityTags(ctx context.Context, id string, tags []string) (int, error)
 
 	// EntityCountByTag returns how many entities carry tag (normalised

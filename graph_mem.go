@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/kgmem/kgmem/internal/quote"
 )
 
 // Option configures an InMemoryGraph.
@@ -294,8 +296,10 @@ func (g *InMemoryGraph) Stats() GraphStats {
 // AddEntity inserts e, or replaces the entity with e.ID. Replacing keeps the
 // entity's relations and re-indexes its tags. Tags are normalised as in
 // SetEntityTags. It returns an error wrapping ErrInvalidArgument when e.ID is
-// empty or a field is not valid UTF-8. AddEntity copies e: later changes to
-// e's slices or map do not reach the graph.
+// empty, a field is not valid UTF-8, or the ID, name, type, an alias or a
+// tag is longer than its limit (MaxIDBytes, MaxNameBytes, MaxTypeBytes,
+// MaxTagBytes). AddEntity copies e: later changes to e's slices or map do
+// not reach the graph.
 func (g *InMemoryGraph) AddEntity(ctx context.Context, e Entity) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -418,7 +422,8 @@ func (g *InMemoryGraph) GetEntity(ctx context.Context, id string) (Entity, bool,
 // RemoveEntity deletes the entity with the given ID together with every
 // relation that starts or ends at it and its tag index entries. It returns an
 // error wrapping ErrNotFound when there is no such entity, and one wrapping
-// ErrInvalidArgument when id is empty or not valid UTF-8. Cost: O(degree).
+// ErrInvalidArgument when id is empty, longer than MaxIDBytes or not valid
+// UTF-8. Cost: O(degree).
 func (g *InMemoryGraph) RemoveEntity(ctx context.Context, id string) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -465,8 +470,9 @@ func (g *InMemoryGraph) removeEntity(s int32) int {
 
 // AddRelation inserts r, or replaces the weight, properties and sources of
 // the stored relation with the same Key. It returns an error wrapping
-// ErrInvalidArgument when an endpoint or the type is empty, a string is not
-// valid UTF-8, or the weight is NaN, infinite or outside [0,1]; and one
+// ErrInvalidArgument when an endpoint or the type is empty or longer than
+// its limit (MaxIDBytes, MaxTypeBytes), a string is not valid UTF-8, or
+// the weight is NaN, infinite or outside [0,1]; and one
 // wrapping ErrNotFound when an endpoint is not an entity. AddRelation copies
 // r. Cost: O(1) amortised.
 func (g *InMemoryGraph) AddRelation(ctx context.Context, r Relation) error {
@@ -525,6 +531,9 @@ func (g *InMemoryGraph) putRelationTyped(src, dst, t int32, w float64, more *rel
 // entities of the same batch. Everything is validated before anything is
 // applied: on an error, which names the index of the offending item,
 // nothing changes. It is several times faster than one call per item.
+// Validation and grouping relations by type happen before the write lock
+// is taken; under it, the cost is O(1) amortised per item, however many
+// distinct relation types the batch holds.
 func (g *InMemoryGraph) AddBatch(ctx context.Context, entities []Entity, relations []Relation) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -543,6 +552,7 @@ func (g *InMemoryGraph) AddBatch(ctx context.Context, entities []Entity, relatio
 	if err != nil {
 		return err
 	}
+	typeOf, typeNames := batchTypes(relations)
 	if err := g.lock(); err != nil {
 		return err
 	}
@@ -588,8 +598,14 @@ func (g *InMemoryGraph) AddBatch(ctx context.Context, entities []Entity, relatio
 		g.putEntity(&ents[i], mores[i])
 	}
 	g.reserve(relations, ends)
-	var typeIDs []int32 // typeIDs[i] is the interned type of typeNames[i]
-	var typeNames []string
+	typeIDs := make([]int32, len(typeNames)) // typeIDs[j] is the interned type of typeNames[j]
+	for j, name := range typeNames {
+		t, ok := g.types.lookup(name)
+		if !ok {
+			t = g.types.intern(name)
+		}
+		typeIDs[j] = t
+	}
 	for i := range relations {
 		r := &relations[i]
 		src, dst := ends[i][0], ends[i][1]
@@ -599,18 +615,49 @@ func (g *InMemoryGraph) AddBatch(ctx context.Context, entities []Entity, relatio
 		if dst < 0 {
 			dst = g.ids[r.TargetID]
 		}
-		j := slices.Index(typeNames, r.Type)
-		if j < 0 {
-			t, ok := g.types.lookup(r.Type)
-			if !ok {
-				t = g.types.intern(r.Type)
-			}
-			typeNames, typeIDs = append(typeNames, r.Type), append(typeIDs, t)
-			j = len(typeIDs) - 1
-		}
-		g.putRelationTyped(src, dst, typeIDs[j], r.Weight+0, relMores[i])
+		g.putRelationTyped(src, dst, typeIDs[typeOf[i]], r.Weight+0, relMores[i])
 	}
 	return nil
+}
+
+// batchTypes returns the distinct types of relations in first-seen order,
+// and for each relation the index of its type among them. A batch with
+// few types is grouped by comparing strings, one with many through a map,
+// so the cost is O(len(relations)) whatever the number of types. AddBatch
+// calls it before taking the lock.
+func batchTypes(relations []Relation) (typeOf []int32, names []string) {
+	typeOf = make([]int32, len(relations))
+	var index map[string]int32 // the index of each of names, once there are more than scanLimit
+	last := int32(-1)          // the previous relation's type: batches often repeat one
+	for i := range relations {
+		t := relations[i].Type
+		j := int32(-1)
+		switch {
+		case last >= 0 && names[last] == t:
+			j = last
+		case index != nil:
+			if k, ok := index[t]; ok {
+				j = k
+			}
+		default:
+			j = int32(slices.Index(names, t))
+		}
+		if j < 0 {
+			j = int32(len(names))
+			names = append(names, t)
+			switch {
+			case index != nil:
+				index[t] = j
+			case len(names) > scanLimit:
+				index = make(map[string]int32, 2*len(names))
+				for k, n := range names {
+					index[n] = int32(k)
+				}
+			}
+		}
+		typeOf[i], last = j, j
+	}
+	return typeOf, names
 }
 
 // parallelBatch is the number of relations from which AddBatch validates
@@ -795,7 +842,8 @@ func (g *InMemoryGraph) removeRel(i int32) {
 
 // RemoveRelation deletes the relation with the given key. It returns an
 // error wrapping ErrNotFound when there is none, and one wrapping
-// ErrInvalidArgument when a part of the key is empty or not valid UTF-8.
+// ErrInvalidArgument when a part of the key is empty, longer than its limit
+// or not valid UTF-8.
 func (g *InMemoryGraph) RemoveRelation(ctx context.Context, sourceID, targetID, relationType string) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -951,7 +999,8 @@ func (g *InMemoryGraph) FindByKeywords(ctx context.Context, keywords []string) (
 	return out, nil
 }
 
-// validateEntity checks the rules AddEntity enforces.
+// validateEntity checks the rules AddEntity enforces. The ID is checked
+// first, so that every later message can quote it whole.
 func validateEntity(e *Entity) error {
 	if err := validateID("entity", e.ID); err != nil {
 		return err
@@ -959,11 +1008,19 @@ func validateEntity(e *Entity) error {
 	bad := func(field string) error {
 		return fmt.Errorf("kgmem: entity %q: %s is not valid UTF-8: %w", e.ID, field, ErrInvalidArgument)
 	}
+	long := func(field, value string, limit int, name string) error {
+		return fmt.Errorf("kgmem: entity %q: %s %s is longer than %s (%d): %w",
+			e.ID, field, quote.Value(value), name, limit, ErrInvalidArgument)
+	}
 	switch {
 	case !utf8.ValidString(e.Name):
 		return bad("name")
+	case len(e.Name) > MaxNameBytes:
+		return long("name", e.Name, MaxNameBytes, "MaxNameBytes")
 	case !utf8.ValidString(e.Type):
 		return bad("type")
+	case len(e.Type) > MaxTypeBytes:
+		return long("type", e.Type, MaxTypeBytes, "MaxTypeBytes")
 	case !utf8.ValidString(e.Description):
 		return bad("description")
 	case !validStrings(e.Aliases):
@@ -975,10 +1032,44 @@ func validateEntity(e *Entity) error {
 	case !validMap(e.Properties):
 		return bad("a property")
 	}
+	for i, a := range e.Aliases {
+		if len(a) > MaxNameBytes {
+			return long(fmt.Sprintf("alias %d", i), a, MaxNameBytes, "MaxNameBytes")
+		}
+	}
+	for i, t := range e.Tags {
+		if n, ok := tagFits(t); !ok {
+			return fmt.Errorf("kgmem: entity %q: tag %d %s: %w", e.ID, i, tagTooLong(t, n), ErrInvalidArgument)
+		}
+	}
 	return nil
 }
 
-// validateRelation checks the rules AddRelation enforces.
+// tagTooLong says that tag t, n bytes long once normalised, is too long:
+// `"xx…"... (200 bytes) is longer than MaxTagBytes (128)`, or, when
+// normalising changed its length, `… is 192 bytes once normalised, more
+// than MaxTagBytes (128)`.
+func tagTooLong(t string, n int) string {
+	if n == len(t) {
+		return fmt.Sprintf("%s is longer than MaxTagBytes (%d)", quote.Value(t), MaxTagBytes)
+	}
+	return fmt.Sprintf("%s is %d bytes once normalised, more than MaxTagBytes (%d)", quote.Value(t), n, MaxTagBytes)
+}
+
+// tagFits reports whether tag t, once normalised, is at most MaxTagBytes
+// long, and that length when it is not. Lower-casing makes a string at most
+// 1.5 times longer (Ⱥ, 2 bytes, becomes ⱥ, 3), so a tag of up to
+// 2/3 × MaxTagBytes fits without being normalised.
+func tagFits(t string) (int, bool) {
+	if len(t) <= MaxTagBytes*2/3 {
+		return len(t), true
+	}
+	n := len(normalizeTag(t))
+	return n, n <= MaxTagBytes
+}
+
+// validateRelation checks the rules AddRelation enforces. The key is
+// checked first, so that every later message can quote it whole.
 func validateRelation(r *Relation) error {
 	if err := validateKey(r.SourceID, r.TargetID, r.Type); err != nil {
 		return err
@@ -1000,6 +1091,8 @@ func validateRelation(r *Relation) error {
 	return nil
 }
 
+// validateKey checks a relation key: both endpoints as entity IDs, then
+// the type.
 func validateKey(sourceID, targetID, typ string) error {
 	if err := validateID("source entity", sourceID); err != nil {
 		return err
@@ -1007,21 +1100,43 @@ func validateKey(sourceID, targetID, typ string) error {
 	if err := validateID("target entity", targetID); err != nil {
 		return err
 	}
-	if typ == "" {
+	switch {
+	case typ == "":
 		return fmt.Errorf("kgmem: relation %q -> %q: empty relation type: %w", sourceID, targetID, ErrInvalidArgument)
-	}
-	if !utf8.ValidString(typ) {
-		return fmt.Errorf("kgmem: relation %q -> %q: type %q is not valid UTF-8: %w", sourceID, targetID, typ, ErrInvalidArgument)
+	case len(typ) > MaxTypeBytes:
+		return fmt.Errorf("kgmem: relation %q -> %q: relation type %s is longer than MaxTypeBytes (%d): %w",
+			sourceID, targetID, quote.Value(typ), MaxTypeBytes, ErrInvalidArgument)
+	case !utf8.ValidString(typ):
+		return fmt.Errorf("kgmem: relation %q -> %q: relation type %s is not valid UTF-8: %w",
+			sourceID, targetID, quote.Value(typ), ErrInvalidArgument)
 	}
 	return nil
 }
 
+// validateID checks an entity ID; what says which one ("entity", "source
+// entity", "target entity").
 func validateID(what, id string) error {
-	if id == "" {
+	switch {
+	case id == "":
 		return fmt.Errorf("kgmem: empty %s ID: %w", what, ErrInvalidArgument)
+	case len(id) > MaxIDBytes:
+		return fmt.Errorf("kgmem: %s ID %s is longer than MaxIDBytes (%d): %w",
+			what, quote.Value(id), MaxIDBytes, ErrInvalidArgument)
+	case !utf8.ValidString(id):
+		return fmt.Errorf("kgmem: %s ID %s is not valid UTF-8: %w", what, quote.Value(id), ErrInvalidArgument)
 	}
-	if !utf8.ValidString(id) {
-		return fmt.Errorf("kgmem: %s ID %q is not valid UTF-8: %w", what, id, ErrInvalidArgument)
+	return nil
+}
+
+// validateSourceID checks the ID of a knowledge page that entities and
+// relations cite: like an entity ID but without a length limit, since
+// SourceIDs have none.
+func validateSourceID(id string) error {
+	switch {
+	case id == "":
+		return fmt.Errorf("kgmem: empty source ID: %w", ErrInvalidArgument)
+	case !utf8.ValidString(id):
+		return fmt.Errorf("kgmem: source ID %s is not valid UTF-8: %w", quote.Value(id), ErrInvalidArgument)
 	}
 	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/kgmem/kgmem/internal/quote"
 )
 
 // Ingest defaults and markers.
@@ -193,7 +195,7 @@ type SkippedItem struct {
 // String renders the item as `relation 3 ("Raft"): target "Raft" names no
 // entity`.
 func (s SkippedItem) String() string {
-	return fmt.Sprintf("%s %d (%q): %s", s.Kind, s.Index, s.Ref, s.Reason)
+	return fmt.Sprintf("%s %d (%s): %s", s.Kind, s.Index, quote.Value(s.Ref), s.Reason)
 }
 
 // ingestBatcher is implemented by graphs that can apply a batch of writes
@@ -308,12 +310,30 @@ type ingestEntity struct {
 	inGraph  bool        // the graph held it before the call
 	write    ingestWrite // writeNone until the call decides to write it
 	replaced bool        // WithReplace has reset it to the extraction's account
+	merged   *mergeState // nil until the first merge into e, and after e is reset
+}
+
+// mergeState lets each merge into an entity cost what it adds, not what
+// the entity already holds: the 2,000th mention of an entity with 20 new
+// aliases each is as cheap as the first.
+type mergeState struct {
+	name      string              // e.Name when the state was built; a new name rebuilds it
+	typ       string              // entityTypeKey(e.Type) under which its names are filed
+	keys      map[string]struct{} // nameKey of the name and of every alias
+	tags      uniqueStrings       // e.Tags
+	sources   uniqueStrings       // e.SourceIDs
+	descRunes int                 // rune count of e.Description
 }
 
 // ingestRelation is a relation the call will write.
 type ingestRelation struct {
 	r     Relation
 	write ingestWrite // writeCreated or writeMerged
+	// sources is r.SourceIDs as a set, built by the first merge.
+	sources *uniqueStrings
+	// ownProps reports that r.Properties is a map made by the planner,
+	// which merges change in place.
+	ownProps bool
 }
 
 // ingestInput is an extracted entity after validation and normalisation.
@@ -333,13 +353,17 @@ type ingestPlanner struct {
 	cfg   ingestConfig
 	known map[string]*ingestEntity
 	// names files every known entity under nameKey of its name and of
-	// each alias, prefixed by "t\x00<type>\x00" (typed) or "n\x00" (any
-	// type).
+	// each alias, prefixed by "t\x00<type>\x00" (typed) and "n\x00" (any
+	// type), and placeholders also by "p\x00", so that looking for a
+	// placeholder of a name does not walk every entity bearing it.
 	names    map[string][]ingestName
 	local    map[string]string // extraction IDs → resolved IDs
 	order    []string          // IDs of entities to write, in write order
 	rels     map[RelationKey]*ingestRelation
 	relOrder []RelationKey
+	// refMemo remembers how relation references resolved by name, keyed
+	// by reference and stated type (see resolveRef).
+	refMemo map[[2]string]refResolution
 	// graphRels caches the relations the graph holds from one entity
 	// with one type, for graphs without ingestRelationGetter.
 	graphRels map[[2]string]map[string]Relation
@@ -415,6 +439,14 @@ type ingestPlanner struct {
 // entities can interleave (the last write wins): serialise ingestion into
 // one graph if that matters.
 //
+// # Limits
+//
+// An extracted entity whose name, an alias, its type or a tag (normalised)
+// is longer than MaxNameBytes, MaxTypeBytes or MaxTagBytes, or whose ID
+// (given or derived) is longer than MaxIDBytes, is skipped and reported,
+// as is a relation whose type is longer than MaxTypeBytes or whose
+// placeholder would break one of these limits; nothing is truncated.
+//
 // # Errors
 //
 // A nil graph, an invalid option value or an extraction larger than
@@ -424,7 +456,11 @@ type ingestPlanner struct {
 // a cancelled ctx returns ctx.Err().
 //
 // Cost: a few lookups in g per extracted entity and relation endpoint,
-// then one batch (or one call per item) of writes.
+// then one batch (or one call per item) of writes. Planning the writes
+// takes time linear in the size of the extraction, however often it names
+// the same entity and however many aliases, tags or sources each mention
+// adds: merging a mention costs what the mention holds, not what the
+// entity has gathered.
 func Ingest(ctx context.Context, g KnowledgeGraph, x Extraction, opts ...IngestOption) (IngestReport, error) {
 	cfg := ingestConfig{policy: WeightClamp, defaultWeight: DefaultIngestWeight}
 	for _, o := range opts {
@@ -486,7 +522,7 @@ func validateIngest(g KnowledgeGraph, x *Extraction, cfg *ingestConfig) error {
 		return bad("default weight %v is outside [0,1]", cfg.defaultWeight)
 	}
 	if cfg.sourceSet {
-		if err := validateID("source", cfg.source); err != nil {
+		if err := validateSourceID(cfg.source); err != nil {
 			return fmt.Errorf("kgmem: ingest: %w", err)
 		}
 	}
@@ -552,8 +588,44 @@ func (p *ingestPlanner) normalizeEntities(xs []ExtractedEntity) []ingestInput {
 			Properties:  cloneMap(x.Properties),
 			SourceIDs:   p.sources(),
 		}
+		in.skip = overLimit(&in.e)
 	}
 	return out
+}
+
+// overLimit says which length limit of Entity a normalised extracted
+// entity breaks, or returns "" when it breaks none. Its ID is checked once
+// it is known (see planEntities).
+func overLimit(e *Entity) string {
+	over := func(what string, n int, limit string, max int) string {
+		return fmt.Sprintf("%s is %d bytes, more than %s (%d)", what, n, limit, max)
+	}
+	if len(e.Name) > MaxNameBytes {
+		return over("name", len(e.Name), "MaxNameBytes", MaxNameBytes)
+	}
+	if len(e.Type) > MaxTypeBytes {
+		return over("type", len(e.Type), "MaxTypeBytes", MaxTypeBytes)
+	}
+	for _, a := range e.Aliases {
+		if len(a) > MaxNameBytes {
+			return fmt.Sprintf("alias %s is longer than MaxNameBytes (%d)", quote.Value(a), MaxNameBytes)
+		}
+	}
+	for _, t := range e.Tags {
+		if len(t) > MaxTagBytes {
+			return fmt.Sprintf("tag %s is longer than MaxTagBytes (%d)", quote.Value(t), MaxTagBytes)
+		}
+	}
+	return ""
+}
+
+// idOverLimit says why id cannot be an entity ID for its length, or
+// returns "" when it can.
+func idOverLimit(id string) string {
+	if len(id) <= MaxIDBytes {
+		return ""
+	}
+	return fmt.Sprintf("ID %s is longer than MaxIDBytes (%d)", quote.Value(id), MaxIDBytes)
 }
 
 // prefetch loads from the graph every entity the extraction might mean:
@@ -563,7 +635,7 @@ func (p *ingestPlanner) prefetch(inputs []ingestInput, rels []ExtractedRelation)
 	var ids, surfaces []string
 	seenID, seenSurface := make(map[string]bool), make(map[string]bool)
 	addID := func(id string) {
-		if id != "" && !seenID[id] {
+		if id != "" && len(id) <= MaxIDBytes && !seenID[id] {
 			seenID[id] = true
 			ids = append(ids, id)
 		}
@@ -692,29 +764,45 @@ func (p *ingestPlanner) load(e Entity) {
 	p.file(ent)
 }
 
-func typedNameKey(typ, key string) string { return "t\x00" + typ + "\x00" + key }
-func anyNameKey(key string) string        { return "n\x00" + key }
+func typedNameKey(typ, key string) string  { return "t\x00" + typ + "\x00" + key }
+func anyNameKey(key string) string         { return "n\x00" + key }
+func placeholderNameKey(key string) string { return "p\x00" + key }
 
 // file indexes ent under its current name and aliases. Entries are never
 // removed: an entity stays findable under the names the graph held it by,
 // even when WithReplace drops them.
 func (p *ingestPlanner) file(ent *ingestEntity) {
-	typ := entityTypeKey(ent.e.Type)
-	add := func(s string, alias bool) {
-		k := nameKey(s)
-		if k == "" {
-			return
-		}
-		n := ingestName{id: ent.e.ID, alias: alias}
-		for _, key := range [2]string{typedNameKey(typ, k), anyNameKey(k)} {
-			if !slices.Contains(p.names[key], n) {
-				p.names[key] = append(p.names[key], n)
-			}
-		}
-	}
-	add(ent.e.Name, false)
+	p.fileName(ent, ent.e.Name, false)
 	for _, a := range ent.e.Aliases {
-		add(a, true)
+		p.fileName(ent, a, true)
+	}
+}
+
+// fileName indexes ent under one name or alias s, by its type and by any
+// type, and, for a placeholder, among placeholders. A short list is
+// scanned so that it holds an entry once; a long one, which only many
+// entities sharing a name make, is appended to without a scan, since a
+// repeated entry changes no candidate set and an entity files a name at
+// most a few times (see merge).
+func (p *ingestPlanner) fileName(ent *ingestEntity, s string, alias bool) {
+	k := nameKey(s)
+	if k == "" {
+		return
+	}
+	n := ingestName{id: ent.e.ID, alias: alias}
+	keys := [3]string{typedNameKey(entityTypeKey(ent.e.Type), k), anyNameKey(k)}
+	if ent.placeholder() {
+		keys[2] = placeholderNameKey(k)
+	}
+	for _, key := range keys {
+		if key == "" {
+			continue
+		}
+		list := p.names[key]
+		if len(list) <= scanLimit && slices.Contains(list, n) {
+			continue
+		}
+		p.names[key] = append(list, n)
 	}
 }
 
@@ -795,10 +883,11 @@ func (p *ingestPlanner) resolveEntity(in *ingestInput) (string, []string) {
 		p.candidates(c, typedNameKey(in.e.Type, nameKey(a)), true, nil)
 	}
 	if len(c) == 0 {
+		// Entities filed as placeholders may have been merged into since.
 		isPlaceholder := func(ent *ingestEntity) bool { return ent.placeholder() }
-		p.candidates(c, anyNameKey(nameKey(in.e.Name)), false, isPlaceholder)
+		p.candidates(c, placeholderNameKey(nameKey(in.e.Name)), false, isPlaceholder)
 		for _, a := range in.e.Aliases {
-			p.candidates(c, anyNameKey(nameKey(a)), true, isPlaceholder)
+			p.candidates(c, placeholderNameKey(nameKey(a)), true, isPlaceholder)
 		}
 	}
 	return p.choose(c, false)
@@ -825,6 +914,10 @@ func (p *ingestPlanner) planEntities(inputs []ingestInput) {
 			if id == "" || p.cfg.localIDs {
 				id = DeriveEntityID(in.e.Type, in.e.Name)
 			}
+			if over := idOverLimit(id); over != "" {
+				p.skip(SkippedEntity, i, in.ref, over)
+				continue
+			}
 			ent = &ingestEntity{e: Entity{ID: id}, write: writeCreated}
 			p.known[id] = ent
 			p.order = append(p.order, id)
@@ -839,12 +932,11 @@ func (p *ingestPlanner) planEntities(inputs []ingestInput) {
 				p.report.EntitiesDeduplicated++
 			}
 			if p.cfg.replace && ent.inGraph && !ent.replaced {
-				ent.e = Entity{ID: id}
+				ent.e, ent.merged = Entity{ID: id}, nil
 			}
 		}
 		ent.replaced = ent.replaced || (p.cfg.replace && ent.inGraph)
-		mergeEntity(&ent.e, in)
-		p.file(ent)
+		p.merge(ent, in)
 		if in.explicitID != "" {
 			if _, ok := p.local[in.explicitID]; !ok {
 				p.local[in.explicitID] = id
@@ -854,9 +946,11 @@ func (p *ingestPlanner) planEntities(inputs []ingestInput) {
 	}
 }
 
-// mergeEntity merges the extracted entity in into e, by the rules Ingest
-// documents.
-func mergeEntity(e *Entity, in *ingestInput) {
+// merge merges the extracted entity in into ent.e, by the rules Ingest
+// documents, and files every name or alias new to it. Its cost is linear
+// in what in holds, whatever ent.e already holds.
+func (p *ingestPlanner) merge(ent *ingestEntity, in *ingestInput) {
+	e := &ent.e
 	wasPlaceholder := e.Properties[PlaceholderProperty] == "true"
 	if e.Name == "" {
 		e.Name = in.e.Name
@@ -864,19 +958,84 @@ func mergeEntity(e *Entity, in *ingestInput) {
 	if e.Type == "" || (wasPlaceholder && in.typeGiven) {
 		e.Type = in.e.Type
 	}
-	if utf8.RuneCountInString(in.e.Description) > utf8.RuneCountInString(e.Description) {
-		e.Description = in.e.Description
+	st := ent.merged
+	if st == nil || st.name != e.Name || st.typ != entityTypeKey(e.Type) {
+		// First merge, or the name or type changed: rebuild the state from
+		// e and file everything under the (new) name and type.
+		st = &mergeState{name: e.Name, typ: entityTypeKey(e.Type), keys: map[string]struct{}{nameKey(e.Name): {}}}
+		ent.merged = st
+		aliases := e.Aliases
+		e.Aliases = nil
+		for _, a := range aliases {
+			st.addAlias(e, a)
+		}
+		for _, t := range e.Tags {
+			if t = normalizeTag(t); t != "" {
+				st.tags.add(t)
+			}
+		}
+		for _, src := range e.SourceIDs {
+			st.sources.add(src)
+		}
+		st.descRunes = utf8.RuneCountInString(e.Description)
+		p.fileName(ent, e.Name, false)
+		for _, a := range e.Aliases {
+			p.fileName(ent, a, true)
+		}
 	}
-	e.Aliases = unionAliases(e.Name, e.Aliases, append([]string{in.e.Name}, in.e.Aliases...))
-	e.Tags = unionTags(e.Tags, in.e.Tags)
+	if n := utf8.RuneCountInString(in.e.Description); n > st.descRunes {
+		e.Description, st.descRunes = in.e.Description, n
+	}
+	for i := -1; i < len(in.e.Aliases); i++ {
+		a := in.e.Name // the name it was mentioned by is an alias unless it is the name
+		if i >= 0 {
+			a = in.e.Aliases[i]
+		}
+		if a, added := st.addAlias(e, a); added {
+			p.fileName(ent, a, true)
+		}
+	}
+	for _, t := range in.e.Tags {
+		if t = normalizeTag(t); t != "" {
+			st.tags.add(t)
+		}
+	}
+	e.Tags = st.tags.items
+	for _, src := range in.e.SourceIDs {
+		st.sources.add(src)
+	}
+	e.SourceIDs = st.sources.items
 	if len(in.e.Properties) > 0 || wasPlaceholder {
-		props := make(map[string]string, len(e.Properties)+len(in.e.Properties))
-		maps.Copy(props, e.Properties)
-		delete(props, PlaceholderProperty)
-		maps.Copy(props, in.e.Properties)
-		e.Properties = cloneMap(props)
+		// e.Properties is the planner's own map (copied from the graph
+		// or the extraction, or made here), so it is changed in place.
+		if e.Properties == nil {
+			e.Properties = make(map[string]string, len(in.e.Properties))
+		}
+		delete(e.Properties, PlaceholderProperty)
+		maps.Copy(e.Properties, in.e.Properties)
+		if len(e.Properties) == 0 {
+			e.Properties = nil
+		}
+		if !wasPlaceholder && ent.placeholder() {
+			p.file(ent) // the extraction set the mark itself: file it among placeholders
+		}
 	}
-	e.SourceIDs = unionStrings(e.SourceIDs, in.e.SourceIDs)
+}
+
+// addAlias appends a, trimmed, to e.Aliases unless it is empty or its
+// nameKey is the name's or another alias's, and reports what it appended.
+func (st *mergeState) addAlias(e *Entity, a string) (string, bool) {
+	a = strings.TrimSpace(a)
+	k := nameKey(a)
+	if k == "" {
+		return "", false
+	}
+	if _, dup := st.keys[k]; dup {
+		return "", false
+	}
+	st.keys[k] = struct{}{}
+	e.Aliases = append(e.Aliases, a)
+	return a, true
 }
 
 // unionAliases returns the aliases of existing and then of added, trimmed,
@@ -900,35 +1059,29 @@ func unionAliases(name string, existing, added []string) []string {
 // unionTags returns the tags of existing and then of added, normalised as
 // the graph normalises them, without empty ones or duplicates.
 func unionTags(existing, added []string) []string {
-	var out []string
+	var out uniqueStrings
 	for _, list := range [2][]string{existing, added} {
 		for _, t := range list {
-			if t = normalizeTag(t); t != "" && !slices.Contains(out, t) {
-				out = append(out, t)
+			if t = normalizeTag(t); t != "" {
+				out.add(t)
 			}
 		}
 	}
-	return out
+	return out.items
 }
 
-// unionStrings returns the strings of existing and then of added without
-// duplicates.
-func unionStrings(existing, added []string) []string {
-	var out []string
-	for _, list := range [2][]string{existing, added} {
-		for _, s := range list {
-			if !slices.Contains(out, s) {
-				out = append(out, s)
-			}
-		}
-	}
-	return out
-}
-
+// quoteList quotes the first few of ids, separated by commas, and says
+// how many more there are, so that a name many entities share makes a
+// short reason.
 func quoteList(ids []string) string {
-	q := make([]string, len(ids))
+	const shown = 10
+	q := make([]string, 0, min(len(ids), shown)+1)
 	for i, id := range ids {
-		q[i] = fmt.Sprintf("%q", id)
+		if i == shown {
+			q = append(q, fmt.Sprintf("and %d more", len(ids)-shown))
+			break
+		}
+		q = append(q, quote.Value(id))
 	}
 	return strings.Join(q, ", ")
 }
@@ -953,24 +1106,52 @@ func (p *ingestPlanner) resolveRef(ref, refType string) endpoint {
 		return endpoint{id: ref}
 	}
 	typ, name := refTypeAndName(ref, refType)
-	if id := DeriveEntityID(typ, name); p.known[id] != nil {
-		return endpoint{id: id}
+	derived := DeriveEntityID(typ, name)
+	if p.known[derived] != nil {
+		return endpoint{id: derived}
+	}
+	var keys [2]string
+	if typ != "" {
+		keys[0] = typedNameKey(typ, nameKey(name))
+	}
+	keys[1] = anyNameKey(nameKey(ref))
+	// A reference resolved before resolves the same way while no entity
+	// it could mean has appeared since: its ID and derived ID are still
+	// unknown (checked above) and the name lists it read have not grown.
+	// Without this, every relation naming a name that thousands of
+	// entities share would read all of them again.
+	mk := [2]string{ref, refType}
+	if m, ok := p.refMemo[mk]; ok && len(p.names[keys[0]]) == m.lens[0] && len(p.names[keys[1]]) == m.lens[1] {
+		return m.end
 	}
 	c := make(map[string]int)
-	if typ != "" {
-		p.candidates(c, typedNameKey(typ, nameKey(name)), false, nil)
+	if keys[0] != "" {
+		p.candidates(c, keys[0], false, nil)
 	}
 	if len(c) == 0 {
-		p.candidates(c, anyNameKey(nameKey(ref)), false, nil)
+		p.candidates(c, keys[1], false, nil)
 	}
-	id, ambiguous := p.choose(c, true)
-	if id != "" || len(ambiguous) > 0 {
-		return endpoint{id: id, ambiguous: ambiguous}
+	var end endpoint
+	if id, ambiguous := p.choose(c, true); id != "" || len(ambiguous) > 0 {
+		end = endpoint{id: id, ambiguous: ambiguous}
+	} else {
+		if typ == "" {
+			typ = DefaultEntityType
+		}
+		end = endpoint{phType: typ, phName: name}
 	}
-	if typ == "" {
-		typ = DefaultEntityType
+	if p.refMemo == nil {
+		p.refMemo = make(map[[2]string]refResolution)
 	}
-	return endpoint{phType: typ, phName: name}
+	p.refMemo[mk] = refResolution{end: end, lens: [2]int{len(p.names[keys[0]]), len(p.names[keys[1]])}}
+	return end
+}
+
+// refResolution is how resolveRef resolved a reference by name, and the
+// lengths of the name lists it read then.
+type refResolution struct {
+	end  endpoint
+	lens [2]int
 }
 
 // weight applies the weight policy: it returns the weight to write,
@@ -1013,6 +1194,9 @@ func (p *ingestPlanner) planRelations(xs []ExtractedRelation) error {
 		case typ == "":
 			skip(shown, "no relation type")
 			continue
+		case len(typ) > MaxTypeBytes:
+			skip(shown, fmt.Sprintf("relation type is %d bytes, more than MaxTypeBytes (%d)", len(typ), MaxTypeBytes))
+			continue
 		}
 		w, given, clamped, reason := p.weight(x.Weight)
 		if reason != "" {
@@ -1025,17 +1209,30 @@ func (p *ingestPlanner) planRelations(xs []ExtractedRelation) error {
 		for j, role := range [2]string{"source", "target"} {
 			e := &ends[j]
 			if len(e.ambiguous) > 0 {
-				skip(refs[j], fmt.Sprintf("%s %q is ambiguous: matches entities %s", role, refs[j], quoteList(e.ambiguous)))
+				skip(refs[j], fmt.Sprintf("%s %s is ambiguous: matches entities %s", role, quote.Value(refs[j]), quoteList(e.ambiguous)))
 				ok = false
 				break
 			}
 			if e.id == "" {
 				if !p.cfg.placeholders {
-					skip(refs[j], fmt.Sprintf("%s %q names no entity", role, refs[j]))
+					skip(refs[j], fmt.Sprintf("%s %s names no entity", role, quote.Value(refs[j])))
 					ok = false
 					break
 				}
 				e.id = DeriveEntityID(e.phType, e.phName)
+				if p.known[e.id] != nil {
+					continue
+				}
+				over := overLimit(&Entity{Name: e.phName, Type: e.phType})
+				if over == "" {
+					over = idOverLimit(e.id)
+				}
+				if over != "" {
+					skip(refs[j], fmt.Sprintf("%s %s names no entity, and a placeholder for it cannot be made: its %s",
+						role, quote.Value(refs[j]), over))
+					ok = false
+					break
+				}
 			}
 		}
 		if !ok {
@@ -1071,7 +1268,7 @@ func (p *ingestPlanner) planRelations(xs []ExtractedRelation) error {
 		}
 		key := in.Key()
 		if pr, ok := p.rels[key]; ok {
-			mergeRelation(&pr.r, &in, given)
+			pr.merge(&in, given)
 			p.report.RelationsDeduplicated++
 			continue
 		}
@@ -1090,7 +1287,7 @@ func (p *ingestPlanner) planRelations(xs []ExtractedRelation) error {
 			pr.write = writeCreated
 			p.report.RelationsCreated++
 		}
-		mergeRelation(&pr.r, &in, given)
+		pr.merge(&in, given)
 		p.rels[key] = pr
 		p.relOrder = append(p.relOrder, key)
 	}
@@ -1116,19 +1313,32 @@ func (p *ingestPlanner) addPlaceholder(e endpoint) {
 	p.report.PlaceholdersCreated++
 }
 
-// mergeRelation merges the extracted relation in into r: the weight when
-// the extraction states one, properties key by key, source IDs as a union.
-func mergeRelation(r, in *Relation, weightGiven bool) {
+// merge merges the extracted relation in into pr.r: the weight when the
+// extraction states one, properties key by key, source IDs as a union. Its
+// cost is linear in what in holds, whatever pr.r already holds.
+func (pr *ingestRelation) merge(in *Relation, weightGiven bool) {
+	r := &pr.r
 	if weightGiven {
 		r.Weight = in.Weight
 	}
 	if len(in.Properties) > 0 {
-		props := make(map[string]string, len(r.Properties)+len(in.Properties))
-		maps.Copy(props, r.Properties)
-		maps.Copy(props, in.Properties)
-		r.Properties = props
+		if !pr.ownProps {
+			props := make(map[string]string, len(r.Properties)+len(in.Properties))
+			maps.Copy(props, r.Properties)
+			r.Properties, pr.ownProps = props, true
+		}
+		maps.Copy(r.Properties, in.Properties)
 	}
-	r.SourceIDs = unionStrings(r.SourceIDs, in.SourceIDs)
+	if pr.sources == nil {
+		pr.sources = new(uniqueStrings)
+		for _, s := range r.SourceIDs {
+			pr.sources.add(s)
+		}
+	}
+	for _, s := range in.SourceIDs {
+		pr.sources.add(s)
+	}
+	r.SourceIDs = pr.sources.items
 }
 
 // graphRelation returns the relation the graph holds under k, if any.

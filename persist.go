@@ -56,6 +56,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/kgmem/kgmem/internal/quote"
 )
 
 // Snapshot format identifiers and limits.
@@ -74,8 +76,26 @@ const (
 )
 
 // preallocCap bounds how many items a reader reserves room for on the word
-// of a header; past it, collections grow as lines arrive.
-const preallocCap = 1 << 16
+// of a header alone; past it, collections grow as lines arrive, at most
+// doubling, so that what a reader holds is always in proportion to the
+// bytes it has read, whatever the header claims.
+const preallocCap = 1 << 10
+
+// growFor returns s with room for at least one more item: when s is full
+// its capacity doubles, but never past announced, the number of items the
+// header says are coming. Doubling copies each item once on average, and
+// never reserves room for more items than have been read (or than
+// preallocCap).
+func growFor[T any](s []T, announced int64) []T {
+	if len(s) < cap(s) {
+		return s
+	}
+	n := max(len(s), preallocCap)
+	if rest := announced - int64(len(s)); rest < int64(n) {
+		n = int(max(rest, 1))
+	}
+	return slices.Grow(s, n)
+}
 
 // snapshotHeader is the first line of a graph snapshot.
 type snapshotHeader struct {
@@ -363,7 +383,7 @@ func (g *InMemoryGraph) ReadFrom(r io.Reader) (int64, error) {
 		return 0, err
 	}
 	g.mu.RUnlock()
-	fresh, _, n, err := readGraph(r, inputSize(r), g.newEmpty())
+	fresh, _, n, err := readGraph(r, g.newEmpty())
 	if err != nil {
 		return n, err
 	}
@@ -398,33 +418,18 @@ func (g *InMemoryGraph) adopt(fresh *InMemoryGraph) {
 	g.names = fresh.names
 }
 
-// inputSize returns how many bytes r holds when it can tell cheaply (a
-// bytes.Reader, strings.Reader or bytes.Buffer, or a regular file read
-// from its start), and -1 otherwise. It only sizes allocations.
-func inputSize(r io.Reader) int64 {
-	switch v := r.(type) {
-	case interface{ Len() int }:
-		return int64(v.Len())
-	case *os.File:
-		if fi, err := v.Stat(); err == nil && fi.Mode().IsRegular() {
-			return fi.Size()
-		}
-	}
-	return -1
-}
-
 // readGraph reads a graph snapshot from r into g, an empty graph that
-// nobody else holds, and returns it with the header. size is the length of
-// the input when it is known, or -1; it lets the header's counts be trusted
-// as far as the input could hold them.
-func readGraph(r io.Reader, size int64, g *InMemoryGraph) (*InMemoryGraph, snapshotHeader, int64, error) {
+// nobody else holds, and returns it with the header. The header's counts
+// say how many lines to read, never how much memory to reserve: what the
+// reader allocates grows with the lines it has read (see growFor).
+func readGraph(r io.Reader, g *InMemoryGraph) (*InMemoryGraph, snapshotHeader, int64, error) {
 	lr := newLineReader(r, "snapshot")
 	var h snapshotHeader
 	if err := lr.header(&h); err != nil {
 		return nil, h, lr.n, err
 	}
 	if h.Format != GraphFormat {
-		return nil, h, lr.n, lr.invalid("format %q, want %q", h.Format, GraphFormat)
+		return nil, h, lr.n, lr.invalid("format %s, want %q", quote.Value(h.Format), GraphFormat)
 	}
 	if h.Version != SnapshotVersion {
 		return nil, h, lr.n, lr.invalid("unsupported version %d, want %d", h.Version, SnapshotVersion)
@@ -434,18 +439,9 @@ func readGraph(r io.Reader, size int64, g *InMemoryGraph) (*InMemoryGraph, snaps
 	}
 	maxTags := g.tags.MaxTagsPerEntity
 	entityNames, relationNames := jsonNames(reflect.TypeFor[Entity]()), jsonNames(reflect.TypeFor[Relation]())
-	// Room for as many lines as the header announces and the input can
-	// hold: every entity line takes at least 10 bytes, every relation line
-	// 57.
-	reserve := func(n, lineSize int64) int64 {
-		if size < 0 {
-			return min(n, preallocCap)
-		}
-		return min(n, max(preallocCap, size/lineSize))
-	}
-	ents := make([]Entity, 0, reserve(h.Entities, 10))
-	ids := make(map[string]int, reserve(h.Entities, 10)) // index in ents
-	var decoded Entity                                   // reused, so that each entity does not escape
+	ents := make([]Entity, 0, min(h.Entities, preallocCap))
+	ids := make(map[string]int, min(h.Entities, preallocCap)) // index in ents
+	var decoded Entity                                        // reused, so that each entity does not escape
 	for i := int64(0); i < h.Entities; i++ {
 		decoded = Entity{}
 		if err := lr.value(&decoded, "entity", entityNames); err != nil {
@@ -464,31 +460,33 @@ func readGraph(r io.Reader, size int64, g *InMemoryGraph) (*InMemoryGraph, snaps
 		}
 		e.Tags = tags
 		ids[e.ID] = len(ents)
-		ents = append(ents, e)
+		ents = append(growFor(ents, h.Entities), e)
 	}
-	rels := make([]Relation, 0, reserve(h.Relations, 57))
-	var decodedRel Relation           // reused, as decoded
-	types := make(map[string]string)  // relation types, each string allocated once
+	// Relations are held as loadRels until the end: a third of the size
+	// of a Relation, with no strings of their own.
+	rels := make([]loadRel, 0, min(h.Relations, preallocCap))
+	var decodedRel Relation // reused, as decoded
+	var types loadTypes
 	var keys map[RelationKey]struct{} // built only once the relations are found out of order
-	relLine := lr.line + 1
+	var prev RelationKey              // the key of the last relation read
 	for i := int64(0); i < h.Relations; i++ {
 		line, err := lr.nextValue()
 		if err != nil {
 			return nil, h, lr.n, err
 		}
-		var r Relation
+		var (
+			r Relation
+			l loadRel
+		)
 		fast := false
 		if src, dst, typ, w, ok := fastRelation(line); ok && utf8.Valid(line) {
 			si, ok1 := ids[string(src)]
 			di, ok2 := ids[string(dst)]
-			t, ok3 := types[string(typ)]
-			if !ok3 {
-				t = string(typ)
-				types[t] = t
-			}
 			if ok1 && ok2 {
-				// Endpoints share the entities' ID strings.
-				r = Relation{SourceID: ents[si].ID, TargetID: ents[di].ID, Type: t, Weight: w}
+				// Endpoints share the entities' ID strings, and types
+				// the first string read for each.
+				l = loadRel{src: int32(si), dst: int32(di), typ: types.index(typ), w: w + 0}
+				r = Relation{SourceID: ents[si].ID, TargetID: ents[di].ID, Type: types.names[l.typ], Weight: w}
 				fast = true
 			}
 		}
@@ -502,36 +500,133 @@ func readGraph(r io.Reader, size int64, g *InMemoryGraph) (*InMemoryGraph, snaps
 		if err := validateRelation(&r); err != nil {
 			return nil, h, lr.n, lr.wrap(err)
 		}
-		for _, id := range [2]string{r.SourceID, r.TargetID} {
-			if _, ok := ids[id]; !ok {
+		if !fast {
+			si, ok1 := ids[r.SourceID]
+			di, ok2 := ids[r.TargetID]
+			if !ok1 || !ok2 {
+				missing := r.TargetID
+				if !ok1 {
+					missing = r.SourceID
+				}
 				return nil, h, lr.n, lr.invalid("relation %q -[%s]-> %q: entity %q is not in the snapshot",
-					r.SourceID, r.Type, r.TargetID, id)
+					r.SourceID, r.Type, r.TargetID, missing)
 			}
+			l = loadRel{src: int32(si), dst: int32(di), typ: types.indexString(r.Type), w: r.Weight + 0, more: newRelMore(&r)}
 		}
 		// Snapshots kgmem writes are in strictly increasing key order,
 		// which rules out duplicates without an index of every key.
-		if keys == nil && len(rels) > 0 && compareKeys(rels[len(rels)-1].Key(), r.Key()) >= 0 {
+		key := r.Key()
+		if keys == nil && len(rels) > 0 && compareKeys(prev, key) >= 0 {
 			keys = make(map[RelationKey]struct{}, len(rels))
 			for j := range rels {
-				keys[rels[j].Key()] = struct{}{}
+				keys[rels[j].key(ents, &types)] = struct{}{}
 			}
 		}
 		if keys != nil {
-			if _, dup := keys[r.Key()]; dup {
+			if _, dup := keys[key]; dup {
 				return nil, h, lr.n, lr.invalid("duplicate relation %q -[%s]-> %q", r.SourceID, r.Type, r.TargetID)
 			}
-			keys[r.Key()] = struct{}{}
+			keys[key] = struct{}{}
 		}
-		rels = append(rels, r)
+		prev = key
+		rels = append(growFor(rels, h.Relations), l)
 	}
 	if err := lr.end(); err != nil {
 		return nil, h, lr.n, err
 	}
-	if err := g.AddBatch(context.Background(), ents, rels); err != nil {
+	if err := g.AddBatch(context.Background(), ents, nil); err != nil {
 		// Everything AddBatch checks was checked above with line numbers.
-		return nil, h, lr.n, withContext(err, "%s lines 2-%d", lr.what, relLine+len(rels)-1)
+		return nil, h, lr.n, withContext(err, "%s lines 2-%d", lr.what, len(ents)+1)
 	}
+	g.loadRelations(ents, rels, types.names)
 	return g, h, lr.n, nil
+}
+
+// loadRel is a relation of a snapshot being read, valid and with a key of
+// its own: its endpoints are indexes in the snapshot's entities and its
+// type an index in its types.
+type loadRel struct {
+	src, dst int32
+	typ      int32
+	w        float64
+	more     *relMore // nil when it has no properties or sources
+}
+
+// key returns the relation's key.
+func (l *loadRel) key(ents []Entity, types *loadTypes) RelationKey {
+	return RelationKey{SourceID: ents[l.src].ID, TargetID: ents[l.dst].ID, Type: types.names[l.typ]}
+}
+
+// loadTypes numbers the relation types of a snapshot being read, in order
+// of first appearance; each is allocated once.
+type loadTypes struct {
+	byName map[string]int32
+	names  []string
+}
+
+// index returns the number of type t, numbering it if it is new.
+func (lt *loadTypes) index(t []byte) int32 {
+	if j, ok := lt.byName[string(t)]; ok {
+		return j
+	}
+	return lt.add(string(t))
+}
+
+// indexString is index for a string.
+func (lt *loadTypes) indexString(t string) int32 {
+	if j, ok := lt.byName[t]; ok {
+		return j
+	}
+	return lt.add(t)
+}
+
+func (lt *loadTypes) add(name string) int32 {
+	if lt.byName == nil {
+		lt.byName = make(map[string]int32)
+	}
+	j := int32(len(lt.names))
+	lt.names = append(lt.names, name)
+	lt.byName[name] = j
+	return j
+}
+
+// loadRelations adds the relations of a snapshot to g, which nobody else
+// holds and which holds the snapshot's entities, ents, and no relation.
+// The relations are valid and their keys distinct; they are stored as
+// AddBatch would store them, with room reserved once for all of them.
+func (g *InMemoryGraph) loadRelations(ents []Entity, rels []loadRel, typeNames []string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	slots := make([]int32, len(ents))
+	for i := range ents {
+		slots[i] = g.ids[ents[i].ID]
+	}
+	typeIDs := make([]int32, len(typeNames))
+	for j, name := range typeNames {
+		t, ok := g.types.lookup(name)
+		if !ok {
+			t = g.types.intern(name)
+		}
+		typeIDs[j] = t
+	}
+	g.rels = slices.Grow(g.rels, len(rels)-len(g.freeRels))
+	out, in := make([]int32, len(g.nodes)), make([]int32, len(g.nodes))
+	for _, r := range rels {
+		out[slots[r.src]]++
+		in[slots[r.dst]]++
+	}
+	for s := range g.nodes {
+		n := &g.nodes[s]
+		if out[s] > 0 {
+			n.out = slices.Grow(n.out, int(out[s]))
+		}
+		if in[s] > 0 {
+			n.in = slices.Grow(n.in, int(in[s]))
+		}
+	}
+	for _, r := range rels {
+		g.putRelationTyped(slots[r.src], slots[r.dst], typeIDs[r.typ], r.w, r.more)
+	}
 }
 
 // fastRelation parses the commonest relation line, the one WriteTo writes
@@ -638,8 +733,8 @@ func storedTags(id string, tags []string, max int) ([]string, error) {
 		return nil, err
 	}
 	if len(norm) > max {
-		return nil, fmt.Errorf("kgmem: entity %q has %d distinct tags, more than MaxTagsPerEntity (%d): %w",
-			id, len(norm), max, ErrInvalidArgument)
+		return nil, fmt.Errorf("kgmem: entity %s has %d distinct tags, more than MaxTagsPerEntity (%d): %w",
+			quote.Value(id), len(norm), max, ErrInvalidArgument)
 	}
 	return norm, nil
 }
@@ -817,7 +912,7 @@ func checkKeys(line []byte, known []string) error {
 					key = []byte(k)
 				}
 				if !slices.ContainsFunc(known, func(s string) bool { return s == string(key) }) {
-					return fmt.Errorf("unknown field %q", key)
+					return fmt.Errorf("unknown field %s", quote.Value(string(key)))
 				}
 				expectKey = false
 			}

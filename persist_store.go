@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/kgmem/kgmem/internal/quote"
 )
 
 // WriteTo writes a snapshot of the store to w: the header line
@@ -49,7 +51,7 @@ func (s *InMemoryKnowledgeStore) ReadFrom(r io.Reader) (int64, error) {
 	}
 	switch {
 	case h.Format != PagesFormat:
-		return lr.n, lr.invalid("format %q, want %q", h.Format, PagesFormat)
+		return lr.n, lr.invalid("format %s, want %q", quote.Value(h.Format), PagesFormat)
 	case h.Version != SnapshotVersion:
 		return lr.n, lr.invalid("unsupported version %d, want %d", h.Version, SnapshotVersion)
 	case h.Pages < 0:

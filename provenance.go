@@ -25,7 +25,7 @@ func (g *InMemoryGraph) RemoveSource(ctx context.Context, sourceID string) (Remo
 	if err := ctx.Err(); err != nil {
 		return RemoveSourceReport{}, err
 	}
-	if err := validateID("source", sourceID); err != nil {
+	if err := validateSourceID(sourceID); err != nil {
 		return RemoveSourceReport{}, err
 	}
 	if err := g.lock(); err != nil {

@@ -8,27 +8,32 @@ import "slices"
 // and match keys for entity linking. Package pgraph uses them.
 
 // ValidateEntity returns the error AddEntity returns for an entity whose
-// content breaks a rule (an empty ID, a string that is not valid UTF-8),
-// wrapping ErrInvalidArgument, or nil.
+// content breaks a rule (an empty ID, a string that is not valid UTF-8, an
+// ID, name, type, alias or tag longer than MaxIDBytes, MaxNameBytes,
+// MaxTypeBytes or MaxTagBytes), wrapping ErrInvalidArgument, or nil.
 func ValidateEntity(e Entity) error { return validateEntity(&e) }
 
 // ValidateRelation returns the error AddRelation returns for a relation
-// whose content breaks a rule (an empty endpoint or type, a weight that is
-// NaN or outside [0,1], a string that is not valid UTF-8), wrapping
+// whose content breaks a rule (an empty endpoint or type, an endpoint
+// longer than MaxIDBytes or a type longer than MaxTypeBytes, a weight that
+// is NaN or outside [0,1], a string that is not valid UTF-8), wrapping
 // ErrInvalidArgument, or nil. Whether the endpoints exist is for the
 // backend to check.
 func ValidateRelation(r Relation) error { return validateRelation(&r) }
 
 // ValidateRelationKey returns the error RemoveRelation returns for a
-// malformed key, wrapping ErrInvalidArgument, or nil.
+// malformed key (an empty, over-long or invalid part), wrapping
+// ErrInvalidArgument, or nil.
 func ValidateRelationKey(sourceID, targetID, relationType string) error {
 	return validateKey(sourceID, targetID, relationType)
 }
 
 // NormalizeTags applies the tag rule of SetEntityTags and AddEntity: tags
 // trimmed, lower-cased, de-duplicated keeping the first occurrence, empty
-// ones dropped, then cut to max. A tag that is not valid UTF-8 returns
-// ErrInvalidArgument. The result never aliases tags.
+// ones dropped, then cut to max. A tag, kept or not, that is not valid
+// UTF-8 or is longer than MaxTagBytes once normalised returns
+// ErrInvalidArgument. The result never aliases tags. Cost: linear in the
+// total length of tags.
 func NormalizeTags(tags []string, max int) ([]string, error) {
 	return normalizeTags(tags, max)
 }

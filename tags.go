@@ -6,25 +6,68 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/kgmem/kgmem/internal/quote"
 )
 
 // normalizeTags returns tags trimmed, lower-cased, de-duplicated (first
 // occurrence kept), without empties and cut to max. It returns an error
-// wrapping ErrInvalidArgument when a tag is not valid UTF-8. The result never
-// aliases tags.
+// wrapping ErrInvalidArgument when a tag, kept or not, is not valid UTF-8
+// or is longer than MaxTagBytes once normalised. The result never aliases
+// tags. Cost: linear in the total length of tags, whatever max is.
 func normalizeTags(tags []string, max int) ([]string, error) {
-	var out []string
+	var out uniqueStrings
 	for _, t := range tags {
 		if !utf8.ValidString(t) {
-			return nil, fmt.Errorf("kgmem: tag %q is not valid UTF-8: %w", t, ErrInvalidArgument)
+			return nil, fmt.Errorf("kgmem: tag %s is not valid UTF-8: %w", quote.Value(t), ErrInvalidArgument)
 		}
-		t = normalizeTag(t)
-		if t == "" || slices.Contains(out, t) || len(out) == max {
+		norm := normalizeTag(t)
+		if len(norm) > MaxTagBytes {
+			return nil, fmt.Errorf("kgmem: tag %s: %w", tagTooLong(t, len(norm)), ErrInvalidArgument)
+		}
+		if norm == "" || len(out.items) == max {
 			continue
 		}
-		out = append(out, t)
+		out.add(norm)
 	}
-	return out, nil
+	return out.items, nil
+}
+
+// uniqueStrings collects distinct strings in first-seen order. While it
+// holds few, a new string is compared with each; past scanLimit it keeps a
+// set, so that adding n strings costs O(n) whatever n is. The zero value
+// is empty and ready to use.
+type uniqueStrings struct {
+	items []string
+	set   map[string]struct{} // items as a set, once there are more than scanLimit
+}
+
+// scanLimit is the number of strings up to which uniqueStrings scans
+// rather than hashes: up to it a scan is as fast, and past it the cost of
+// scanning for every new string would grow quadratically.
+const scanLimit = 16
+
+// add appends s unless it is already there, and reports whether it did.
+func (u *uniqueStrings) add(s string) bool {
+	if u.set != nil {
+		if _, dup := u.set[s]; dup {
+			return false
+		}
+		u.set[s] = struct{}{}
+	} else {
+		if slices.Contains(u.items, s) {
+			return false
+		}
+		if len(u.items) == scanLimit {
+			u.set = make(map[string]struct{}, 2*scanLimit)
+			for _, it := range u.items {
+				u.set[it] = struct{}{}
+			}
+			u.set[s] = struct{}{}
+		}
+	}
+	u.items = append(u.items, s)
+	return true
 }
 
 func normalizeTag(t string) string { return strings.ToLower(strings.TrimSpace(t)) }
@@ -57,8 +100,9 @@ func (g *InMemoryGraph) unindexTags(s int32, tags []string) {
 // how many it kept. Tags are trimmed, lower-cased, de-duplicated keeping the
 // first occurrence, emptied ones dropped, then cut to MaxTagsPerEntity. It
 // returns an error wrapping ErrNotFound for an unknown entity and one wrapping
-// ErrInvalidArgument for an empty or invalid ID or a tag that is not valid
-// UTF-8; on error nothing changes.
+// ErrInvalidArgument for an empty, over-long or invalid ID or a tag, kept or
+// not, that is not valid UTF-8 or is longer than MaxTagBytes once
+// normalised; on error nothing changes.
 func (g *InMemoryGraph) SetEntityTags(ctx context.Context, id string, tags []string) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
@@ -105,7 +149,7 @@ func (g *InMemoryGraph) FindTags(ctx context.Context, prefix string) ([]string, 
 		return nil, err
 	}
 	if !utf8.ValidString(prefix) {
-		return nil, fmt.Errorf("kgmem: tag prefix %q is not valid UTF-8: %w", prefix, ErrInvalidArgument)
+		return nil, fmt.Errorf("kgmem: tag prefix %s is not valid UTF-8: %w", quote.Value(prefix), ErrInvalidArgument)
 	}
 	prefix = strings.ToLower(prefix)
 	var out []string
@@ -130,7 +174,7 @@ func (g *InMemoryGraph) EntityCountByTag(ctx context.Context, tag string) (int, 
 		return 0, err
 	}
 	if !utf8.ValidString(tag) {
-		return 0, fmt.Errorf("kgmem: tag %q is not valid UTF-8: %w", tag, ErrInvalidArgument)
+		return 0, fmt.Errorf("kgmem: tag %s is not valid UTF-8: %w", quote.Value(tag), ErrInvalidArgument)
 	}
 	if err := g.rlock(); err != nil {
 		return 0, err
@@ -142,16 +186,16 @@ func (g *InMemoryGraph) EntityCountByTag(ctx context.Context, tag string) (int, 
 // foldKeywords trims and case-folds keywords, dropping empty ones and
 // duplicates.
 func foldKeywords(keywords []string) ([]string, error) {
-	var out []string
+	var out uniqueStrings
 	for _, k := range keywords {
 		if !utf8.ValidString(k) {
-			return nil, fmt.Errorf("kgmem: keyword %q is not valid UTF-8: %w", k, ErrInvalidArgument)
+			return nil, fmt.Errorf("kgmem: keyword %s is not valid UTF-8: %w", quote.Value(k), ErrInvalidArgument)
 		}
-		if k = foldString(strings.TrimSpace(k)); k != "" && !slices.Contains(out, k) {
-			out = append(out, k)
+		if k = foldString(strings.TrimSpace(k)); k != "" {
+			out.add(k)
 		}
 	}
-	return out, nil
+	return out.items, nil
 }
 
 // countKeywordMatches returns how many of the folded keywords occur in n's

@@ -22,6 +22,14 @@
 //     [kgmem.ErrInvalidArgument]; relations to missing entities and removal
 //     of absent objects wrap [kgmem.ErrNotFound]; each message names the
 //     offending value, and a rejected write leaves the graph as it was;
+//   - length limits: an ID, name, type, alias or tag one byte over its
+//     limit ([kgmem.MaxIDBytes], [kgmem.MaxNameBytes], [kgmem.MaxTypeBytes],
+//     [kgmem.MaxTagBytes]) or a hundred kilobytes over it wraps
+//     [kgmem.ErrInvalidArgument], names the field and the limit, quotes at
+//     most a short prefix of the value and changes nothing; values exactly
+//     at the limits, of text that does not compress, are stored, read,
+//     traversed and removed like any other; reads with longer values find
+//     nothing and do not fail;
 //   - upsert, cascade and replace semantics of AddEntity, RemoveEntity and
 //     AddRelation;
 //   - returned values are copies, and inputs are copied on write;

@@ -24,6 +24,7 @@ func Run(t *testing.T, newGraph func(t *testing.T) kgmem.KnowledgeGraph) {
 		checks []check
 	}{
 		{"Validation", validationChecks()},
+		{"Limits", limitChecks()},
 		{"Writes", writeChecks()},
 		{"Copies", copyChecks()},
 		{"GetRelated", relatedChecks()},

@@ -72,7 +72,7 @@ func (g *Graph) AddBatch(ctx context.Context, entities []kgmem.Entity, relations
 			return g.applyBatch(ctx, tx, entRows, relRows)
 		})
 		if err != nil && !retryable(err) && !isBatchError(err) {
-			return fmt.Errorf("pgraph: add batch of %d entities and %d relations: %w", len(entities), len(relations), err)
+			return fail(fmt.Sprintf("add batch of %d entities and %d relations", len(entities), len(relations)), true, err)
 		}
 		return err
 	})

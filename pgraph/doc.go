@@ -94,10 +94,24 @@
 // matters most, kgmem.InMemoryGraph answers in microseconds rather than
 // milliseconds.
 //
+// # Limits
+//
+// Graph enforces kgmem's length limits ([kgmem.MaxIDBytes],
+// [kgmem.MaxTypeBytes], [kgmem.MaxNameBytes], [kgmem.MaxTagBytes]) through
+// the same validation as the in-memory graph, before touching the
+// database, and limits the namespace to [MaxNamespaceBytes]. Together they
+// keep every index entry within PostgreSQL's bounds (2,704 bytes for a
+// B-tree entry, 2,712 for a GIN one) even for text that does not
+// compress, so a write never fails in the database for a value's length.
+//
 // # Errors
 //
 // Errors wrap kgmem's sentinels ([kgmem.ErrNotFound],
 // [kgmem.ErrInvalidArgument], [kgmem.ErrNoPath]) exactly where the
-// in-memory graph's do, and name the offending value. Database failures are
-// returned wrapped, with the operation and the value named.
+// in-memory graph's do, and name the offending value, a long one by a
+// prefix. Database failures are returned wrapped, with the operation and
+// the value named. When the connection to PostgreSQL cannot be made or
+// breaks (the server restarts or ends the session, the network fails),
+// the error wraps [ErrConnectionLost] and says so, and, for a write,
+// whether it was sent and so may have been applied.
 package pgraph

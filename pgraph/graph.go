@@ -15,10 +15,19 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/quote"
 )
 
 // DefaultNamespace is the namespace of a Graph made without WithNamespace.
 const DefaultNamespace = "default"
+
+// MaxNamespaceBytes is the longest namespace, in bytes: 128. The
+// namespace is the first column of every index key, and PostgreSQL refuses
+// a B-tree index entry larger than 2,704 bytes: with kgmem's limits on the
+// other columns (two entity IDs of kgmem.MaxIDBytes and a relation type of
+// kgmem.MaxTypeBytes in a relation's primary key) the longest key, with
+// its overhead, comes to 2,456 bytes, however incompressible its text.
+const MaxNamespaceBytes = 128
 
 // Option configures a Graph.
 type Option interface {
@@ -38,8 +47,9 @@ func (f optionFunc) apply(c *config) { f(c) }
 // WithNamespace sets the namespace the Graph reads and writes. Graphs with
 // different namespaces share the tables of one database and never see each
 // other's entities or relations. The default is DefaultNamespace; an empty
-// namespace, or one that is not valid UTF-8 or holds a NUL byte, makes New
-// return an error wrapping kgmem.ErrInvalidArgument.
+// namespace, one longer than MaxNamespaceBytes, or one that is not valid
+// UTF-8 or holds a NUL byte, makes New return an error wrapping
+// kgmem.ErrInvalidArgument.
 func WithNamespace(ns string) Option {
 	return optionFunc(func(c *config) { c.namespace = ns })
 }
@@ -90,8 +100,13 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Graph, error
 	for _, o := range opts {
 		o.apply(&cfg)
 	}
-	if cfg.namespace == "" || !storable(cfg.namespace) {
-		return nil, fmt.Errorf("pgraph: namespace %q is empty, not valid UTF-8 or holds a NUL byte: %w", cfg.namespace, kgmem.ErrInvalidArgument)
+	switch {
+	case cfg.namespace == "" || !storable(cfg.namespace):
+		return nil, fmt.Errorf("pgraph: namespace %s is empty, not valid UTF-8 or holds a NUL byte: %w",
+			quote.Value(cfg.namespace), kgmem.ErrInvalidArgument)
+	case len(cfg.namespace) > MaxNamespaceBytes:
+		return nil, fmt.Errorf("pgraph: namespace %s is longer than MaxNamespaceBytes (%d): %w",
+			quote.Value(cfg.namespace), MaxNamespaceBytes, kgmem.ErrInvalidArgument)
 	}
 	if cfg.tags.MaxTagsPerEntity <= 0 {
 		cfg.tags.MaxTagsPerEntity = kgmem.DefaultMaxTagsPerEntity
@@ -102,7 +117,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Graph, error
 	g := &Graph{pool: pool, ns: cfg.namespace, tags: cfg.tags, pathBudget: cfg.pathBudget}
 	v, err := g.schemaVersion(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("pgraph: read schema version: %w", err)
+		return nil, fail("read schema version", false, err)
 	}
 	if v > SchemaVersion {
 		return nil, fmt.Errorf("pgraph: database schema version %d is newer than version %d, the newest this package knows", v, SchemaVersion)
@@ -138,7 +153,7 @@ func (g *Graph) AddEntity(ctx context.Context, e kgmem.Entity) error {
 	return g.retry(ctx, func() error {
 		_, err := g.pool.Exec(ctx, upsertEntitySQL, row...)
 		if err != nil {
-			return fmt.Errorf("pgraph: add entity %q: %w", e.ID, err)
+			return fail(fmt.Sprintf("add entity %q", e.ID), true, err)
 		}
 		return nil
 	})
@@ -186,7 +201,7 @@ func (g *Graph) GetEntity(ctx context.Context, id string) (kgmem.Entity, bool, e
 		return kgmem.Entity{}, false, nil
 	}
 	if err != nil {
-		return kgmem.Entity{}, false, fmt.Errorf("pgraph: get entity %q: %w", id, err)
+		return kgmem.Entity{}, false, fail(fmt.Sprintf("get entity %q", id), false, err)
 	}
 	return e, true, nil
 }
@@ -211,7 +226,7 @@ func (g *Graph) RemoveEntity(ctx context.Context, id string) error {
 		tag, err := g.pool.Exec(ctx, "DELETE FROM "+entitiesTable+" WHERE namespace = $1 AND id = $2", g.ns, id)
 		switch {
 		case err != nil:
-			return fmt.Errorf("pgraph: remove entity %q: %w", id, err)
+			return fail(fmt.Sprintf("remove entity %q", id), true, err)
 		case tag.RowsAffected() == 0:
 			return notFound
 		}
@@ -245,7 +260,7 @@ func (g *Graph) AddRelation(ctx context.Context, r kgmem.Relation) error {
 			return g.missingEndpoint(ctx, r)
 		}
 		if err != nil {
-			return fmt.Errorf("pgraph: add relation %q -[%s]-> %q: %w", r.SourceID, r.Type, r.TargetID, err)
+			return fail(fmt.Sprintf("add relation %q -[%s]-> %q", r.SourceID, r.Type, r.TargetID), true, err)
 		}
 		return nil
 	})
@@ -268,11 +283,11 @@ func (g *Graph) missingEndpoint(ctx context.Context, r kgmem.Relation) error {
 	rows, err := g.pool.Query(ctx, "SELECT id FROM "+entitiesTable+" WHERE namespace = $1 AND id = ANY($2)",
 		g.ns, []string{r.SourceID, r.TargetID})
 	if err != nil {
-		return fmt.Errorf("pgraph: add relation %q -[%s]-> %q: %w", r.SourceID, r.Type, r.TargetID, err)
+		return fail(fmt.Sprintf("add relation %q -[%s]-> %q", r.SourceID, r.Type, r.TargetID), true, err)
 	}
 	found, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return fmt.Errorf("pgraph: add relation %q -[%s]-> %q: %w", r.SourceID, r.Type, r.TargetID, err)
+		return fail(fmt.Sprintf("add relation %q -[%s]-> %q", r.SourceID, r.Type, r.TargetID), true, err)
 	}
 	for _, end := range []struct{ what, id string }{{"source", r.SourceID}, {"target", r.TargetID}} {
 		if !slices.Contains(found, end.id) {
@@ -303,7 +318,7 @@ func (g *Graph) RemoveRelation(ctx context.Context, sourceID, targetID, relation
 			" WHERE namespace = $1 AND source = $2 AND target = $3 AND type = $4", g.ns, sourceID, targetID, relationType)
 		switch {
 		case err != nil:
-			return fmt.Errorf("pgraph: remove relation %q -[%s]-> %q: %w", sourceID, relationType, targetID, err)
+			return fail(fmt.Sprintf("remove relation %q -[%s]-> %q", sourceID, relationType, targetID), true, err)
 		case tag.RowsAffected() == 0:
 			return notFound
 		}
@@ -386,11 +401,11 @@ func (g *Graph) FindByKeywords(ctx context.Context, keywords []string) ([]kgmem.
 	}
 	rows, err := g.pool.Query(ctx, sql, args...)
 	if err != nil {
-		return nil, fmt.Errorf("pgraph: find by keywords %q: %w", keywords, err)
+		return nil, fail(fmt.Sprintf("find by keywords %s", quoteKeywords(keywords)), false, err)
 	}
 	candidates, err := collectEntities(rows)
 	if err != nil {
-		return nil, fmt.Errorf("pgraph: find by keywords %q: %w", keywords, err)
+		return nil, fail(fmt.Sprintf("find by keywords %s", quoteKeywords(keywords)), false, err)
 	}
 	type hit struct {
 		e     kgmem.Entity
@@ -449,7 +464,7 @@ func (g *Graph) LinkEntities(ctx context.Context, text string) ([]kgmem.EntityMe
 		return nil, err
 	}
 	if !utf8.ValidString(text) {
-		return nil, fmt.Errorf("pgraph: link entities: text %q is not valid UTF-8: %w", text, kgmem.ErrInvalidArgument)
+		return nil, fmt.Errorf("pgraph: link entities: text %s is not valid UTF-8: %w", quote.Value(text), kgmem.ErrInvalidArgument)
 	}
 	spans := kgmem.LinkSpanKeys(text)
 	if len(spans) == 0 {
@@ -458,11 +473,11 @@ func (g *Graph) LinkEntities(ctx context.Context, text string) ([]kgmem.EntityMe
 	keys := slices.DeleteFunc(spans, func(k string) bool { return !storable(k) })
 	rows, err := g.pool.Query(ctx, linkQuery, g.ns, keys)
 	if err != nil {
-		return nil, fmt.Errorf("pgraph: link entities: %w", err)
+		return nil, fail("link entities", false, err)
 	}
 	candidates, err := collectEntities(rows)
 	if err != nil {
-		return nil, fmt.Errorf("pgraph: link entities: %w", err)
+		return nil, fail("link entities", false, err)
 	}
 	return kgmem.LinkWithKeywords(ctx, linkCandidates{g, candidates}, text)
 }
@@ -491,7 +506,7 @@ func (g *Graph) FindTags(ctx context.Context, prefix string) ([]string, error) {
 		return nil, err
 	}
 	if !utf8.ValidString(prefix) {
-		return nil, fmt.Errorf("pgraph: tag prefix %q is not valid UTF-8: %w", prefix, kgmem.ErrInvalidArgument)
+		return nil, fmt.Errorf("pgraph: tag prefix %s is not valid UTF-8: %w", quote.Value(prefix), kgmem.ErrInvalidArgument)
 	}
 	prefix = strings.ToLower(prefix)
 	if !storable(prefix) {
@@ -500,11 +515,11 @@ func (g *Graph) FindTags(ctx context.Context, prefix string) ([]string, error) {
 	rows, err := g.pool.Query(ctx, "SELECT DISTINCT t FROM "+entitiesTable+
 		", unnest(tags) AS t WHERE namespace = $1 AND tags <> '{}' AND starts_with(t, $2)", g.ns, prefix)
 	if err != nil {
-		return nil, fmt.Errorf("pgraph: find tags %q: %w", prefix, err)
+		return nil, fail("find tags "+quote.Value(prefix), false, err)
 	}
 	tags, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return nil, fmt.Errorf("pgraph: find tags %q: %w", prefix, err)
+		return nil, fail("find tags "+quote.Value(prefix), false, err)
 	}
 	if len(tags) == 0 {
 		return nil, nil
@@ -546,7 +561,7 @@ func (g *Graph) SetEntityTags(ctx context.Context, id string, tags []string) (in
 			" SET tags = $3, tag_grams = $4 WHERE namespace = $1 AND id = $2", g.ns, id, nonNil(norm), tagGrams(norm))
 		switch {
 		case err != nil:
-			return fmt.Errorf("pgraph: set tags of entity %q: %w", id, err)
+			return fail(fmt.Sprintf("set tags of entity %q", id), true, err)
 		case tag.RowsAffected() == 0:
 			return notFound
 		}
@@ -567,7 +582,7 @@ func (g *Graph) EntityCountByTag(ctx context.Context, tag string) (int, error) {
 		return 0, err
 	}
 	if !utf8.ValidString(tag) {
-		return 0, fmt.Errorf("pgraph: tag %q is not valid UTF-8: %w", tag, kgmem.ErrInvalidArgument)
+		return 0, fmt.Errorf("pgraph: tag %s is not valid UTF-8: %w", quote.Value(tag), kgmem.ErrInvalidArgument)
 	}
 	tag = normalizeTag(tag)
 	if tag == "" || !storable(tag) {
@@ -577,7 +592,7 @@ func (g *Graph) EntityCountByTag(ctx context.Context, tag string) (int, error) {
 	err := g.pool.QueryRow(ctx, "SELECT count(*) FROM "+entitiesTable+
 		" WHERE namespace = $1 AND tags @> ARRAY[$2::text]", g.ns, tag).Scan(&n)
 	if err != nil {
-		return 0, fmt.Errorf("pgraph: count entities with tag %q: %w", tag, err)
+		return 0, fail("count entities with tag "+quote.Value(tag), false, err)
 	}
 	return n, nil
 }
@@ -597,7 +612,7 @@ func (g *Graph) Clear(ctx context.Context) error {
 			return err
 		})
 		if err != nil {
-			return fmt.Errorf("pgraph: clear namespace %q: %w", g.ns, err)
+			return fail(fmt.Sprintf("clear namespace %q", g.ns), true, err)
 		}
 		return nil
 	})

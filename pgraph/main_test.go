@@ -21,6 +21,9 @@ const dsnEnv = "KGMEM_PG_DSN"
 // migrated; nil when dsnEnv is unset.
 var testPool *pgxpool.Pool
 
+// testDSN is the URL of the database testPool is connected to.
+var testDSN string
+
 func TestMain(m *testing.M) {
 	os.Exit(runTests(m))
 }
@@ -35,7 +38,7 @@ func runTests(m *testing.M) int {
 			return 1
 		}
 		defer pool.Close()
-		testPool = pool
+		testPool, testDSN = pool, dsn
 	}
 	code := m.Run()
 	clearBenchFixtures()

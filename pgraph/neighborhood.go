@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/quote"
 )
 
 // neighborhood is the kgmem.Neighborhood of one traversal: every query of
@@ -87,7 +88,7 @@ func (n *neighborhood) close(ctx context.Context) error {
 	n.conn.Release()
 	n.conn = nil
 	if err != nil {
-		return fmt.Errorf("pgraph: end read transaction: %w", err)
+		return fail("end read transaction", false, err)
 	}
 	return nil
 }
@@ -164,17 +165,17 @@ func (n *neighborhood) Entities(ctx context.Context, ids []string) ([]kgmem.Enti
 	keep := make([]string, 0, len(ids))
 	for _, id := range ids {
 		if !storable(id) {
-			return nil, fmt.Errorf("pgraph: entity %q: %w", id, kgmem.ErrNotFound)
+			return nil, fmt.Errorf("pgraph: entity %s: %w", quote.Value(id), kgmem.ErrNotFound)
 		}
 		keep = append(keep, id)
 	}
 	rows, err := n.query(ctx, "SELECT "+entityColumns+" FROM "+entitiesTable+" WHERE namespace = $1 AND id = ANY($2)", n.g.ns, keep)
 	if err != nil {
-		return nil, fmt.Errorf("pgraph: fetch %d entities: %w", len(keep), err)
+		return nil, fail(fmt.Sprintf("fetch %d entities", len(keep)), false, err)
 	}
 	found, err := collectEntities(rows)
 	if err != nil {
-		return nil, fmt.Errorf("pgraph: fetch %d entities: %w", len(keep), err)
+		return nil, fail(fmt.Sprintf("fetch %d entities", len(keep)), false, err)
 	}
 	byID := make(map[string]int, len(found))
 	for i := range found {
@@ -184,7 +185,7 @@ func (n *neighborhood) Entities(ctx context.Context, ids []string) ([]kgmem.Enti
 	for i, id := range ids {
 		j, ok := byID[id]
 		if !ok {
-			return nil, fmt.Errorf("pgraph: entity %q: %w", id, kgmem.ErrNotFound)
+			return nil, fmt.Errorf("pgraph: entity %s: %w", quote.Value(id), kgmem.ErrNotFound)
 		}
 		out[i] = found[j]
 	}

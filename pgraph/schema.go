@@ -188,7 +188,7 @@ func (g *Graph) migrateOnce(ctx context.Context) (done bool, err error) {
 		return err
 	})
 	if err != nil {
-		return false, fmt.Errorf("pgraph: migrate: %w", err)
+		return false, fail("migrate", true, err)
 	}
 	return done, nil
 }
