@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -143,8 +144,17 @@ type RetrievalResult struct {
 	Items    []RetrievalItem   // best first
 	Query    string            // the query as given
 	Strategy RetrievalStrategy // what actually ran, e.g. KnowledgeOnly when no graph is set
-	Warnings []string          // sources that failed or timed out while others answered
-	Stats    RetrievalStats    // time and candidates per channel
+	Warnings []string          // sources that failed or timed out while others answered, and what was dropped
+	// Errors are the errors behind Warnings, one for each, in the same
+	// order; a source that panicked gives a *PanicError with its stack.
+	Errors []error
+	Stats  RetrievalStats // time and candidates per channel
+}
+
+// warn records a warning and the error behind it.
+func (r *RetrievalResult) warn(err error) {
+	r.Warnings = append(r.Warnings, err.Error())
+	r.Errors = append(r.Errors, err)
 }
 
 // RetrievalStats reports how a Retrieve call spent its time, for users
@@ -173,11 +183,21 @@ type ChannelStats struct {
 // item, best first. An item that does not fit is dropped whole, and the
 // following items are still tried, so the block never holds half an item and
 // never a relation whose endpoint was cut. maxChars <= 0 means no limit.
+//
+// Every field stays inside its item, whatever the memory holds: line
+// breaks and other control characters in IDs, names, types, titles,
+// descriptions and paths become spaces, invalid UTF-8 becomes U+FFFD, and
+// each line of a page's content is indented by two spaces. Only an item's
+// header starts a line with "[", so the block holds exactly one header per
+// item, and text extracted from a document cannot pass for another item.
 func (r RetrievalResult) ContextBlock(maxChars int) string {
 	var b strings.Builder
 	used, n := 0, 0
 	for _, it := range r.Items {
 		entry := renderItem(n+1, it)
+		if entry == "" {
+			continue
+		}
 		size := utf8.RuneCountInString(entry)
 		if maxChars > 0 && used+size > maxChars {
 			continue
@@ -193,37 +213,62 @@ func renderItem(n int, it RetrievalItem) string {
 	var b strings.Builder
 	switch {
 	case it.Kind == ItemPage && it.Page != nil:
-		fmt.Fprintf(&b, "[%d] page %s", n, it.Page.ID)
-		if it.Page.Title != "" {
-			fmt.Fprintf(&b, " %q", it.Page.Title)
+		fmt.Fprintf(&b, "[%d] page %s", n, oneLine(it.Page.ID))
+		if t := oneLine(it.Page.Title); t != "" {
+			fmt.Fprintf(&b, " %q", t)
 		}
 		if len(it.Path) > 0 {
-			fmt.Fprintf(&b, "\nsurfaced by: %s", it.pathString())
+			fmt.Fprintf(&b, "\nsurfaced by: %s", oneLine(it.pathString()))
 		}
 		b.WriteString("\n")
-		if c := strings.TrimSpace(it.Page.Content); c != "" {
-			b.WriteString(c)
-			b.WriteString("\n")
+		for line := range strings.Lines(strings.TrimSpace(it.Page.Content)) {
+			if line = oneLine(line); strings.TrimSpace(line) != "" {
+				b.WriteString("  ")
+				b.WriteString(strings.TrimRight(line, " "))
+				b.WriteString("\n")
+			}
 		}
 	case it.Kind == ItemEntity && it.Entity != nil:
 		e := it.Entity
-		fmt.Fprintf(&b, "[%d] entity %s", n, displayName(e))
-		if e.Type != "" {
-			fmt.Fprintf(&b, " (%s)", e.Type)
+		fmt.Fprintf(&b, "[%d] entity %s", n, oneLine(displayName(e)))
+		if t := oneLine(e.Type); t != "" {
+			fmt.Fprintf(&b, " (%s)", t)
 		}
 		b.WriteString("\n")
-		if d := strings.TrimSpace(e.Description); d != "" {
+		if d := strings.TrimSpace(oneLine(e.Description)); d != "" {
 			b.WriteString(d)
 			b.WriteString("\n")
 		}
 		if len(it.Path) > 1 {
-			fmt.Fprintf(&b, "path: %s\n", it.pathString())
+			fmt.Fprintf(&b, "path: %s\n", oneLine(it.pathString()))
 		}
 	default:
 		return ""
 	}
 	b.WriteString("\n")
 	return b.String()
+}
+
+// oneLine returns s with every line break and other control character
+// (including U+2028, U+2029 and U+0085) replaced by a space and invalid
+// UTF-8 by U+FFFD, so that it renders on one line.
+func oneLine(s string) string {
+	if !strings.ContainsFunc(s, breaksLine) && utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s { // ranging replaces invalid bytes by U+FFFD
+		if breaksLine(r) {
+			r = ' '
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func breaksLine(r rune) bool {
+	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || r == '\u0085'
 }
 
 func pageName(p *KnowledgePage) string {

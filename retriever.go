@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/kgmem/kgmem/internal/quote"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -217,24 +219,33 @@ type graphHit struct {
 
 // Retrieve answers query. Depending on the strategy (see WithStrategy) it
 // runs the content channel (every store's Search), the graph channel (in
-// every graph: link the entities the query names, see LinkEntities, and
-// expand them with GetRelated), or both at the same time, and returns one
-// list, best first, of at most MaxResults items.
+// every graph: link the entities the query names and follow the relations
+// it asks about from them, see the package documentation), or both at the
+// same time, and returns one list, best first, of at most MaxResults items.
 //
-// Graph items score link quality × path score, each entity once with its
-// best path; a named entity is itself an item (path of one). In Hybrid,
-// pages that the found entities cite (Entity.SourceIDs) but the text search
-// missed are added, scored ProvenanceWeight × the citing entity's score, so
-// the graph can surface text that shares no words with the query; the
-// channels are then merged by cfg.Fusion. Scores are in [0,1].
+// Graph items are entities, each once with its best walk and the query
+// words that chose each hop; the entities the query names are items too,
+// ranked as context below the answers their walks found. In Hybrid, pages
+// that state the relations of an entity's walk (Relation.SourceIDs) or that
+// the found entities cite (Entity.SourceIDs) but the text search missed are
+// added with a graph score derived from the entity's, so the graph can
+// surface text that shares no words with the query; the channels are then
+// merged by cfg.Fusion. Scores are in [0,1].
 //
 // Hybrid without a graph runs KnowledgeOnly, and without a store GraphOnly;
-// Result.Strategy says what ran. An empty query returns an empty result. A
-// source that fails or runs over SourceTimeout while another source of the
-// strategy answers becomes a Warning naming it; when every source fails,
-// Retrieve returns an error joining their errors. A cancelled ctx returns
-// ctx.Err(). A query that is not valid UTF-8, an invalid configuration or a
-// strategy without the sources it needs returns ErrInvalidArgument.
+// Result.Strategy says what ran. An empty query returns an empty result.
+//
+// Sources are isolated: a source that fails, panics (a *PanicError with the
+// stack) or runs over SourceTimeout while another source of the strategy
+// answers becomes a Warning naming it, with its error in Errors, and so
+// does a page a store returns with a blank ID or a score that is not a
+// number (scores outside [0,1] are clamped). When every source fails,
+// Retrieve returns an error joining their errors. Retrieve stops waiting
+// for a source at SourceTimeout, or when ctx is done, even if the source
+// ignores its context: such a source's goroutine runs on until it returns,
+// and its late result is dropped. A cancelled ctx returns ctx.Err(). A
+// query that is not valid UTF-8, an invalid configuration or a strategy
+// without the sources it needs returns ErrInvalidArgument.
 func (r *MemoryRetriever) Retrieve(ctx context.Context, query string) (RetrievalResult, error) {
 	begin := time.Now()
 	if err := ctx.Err(); err != nil {
@@ -300,17 +311,17 @@ func (r *MemoryRetriever) Retrieve(ctx context.Context, query string) (Retrieval
 		return RetrievalResult{}, fmt.Errorf("kgmem: retrieve %q: every source failed: %w", query, errors.Join(causes...))
 	}
 	for _, c := range causes {
-		res.Warnings = append(res.Warnings, c.Error())
+		res.warn(c)
 	}
 
-	c := r.collect(runs, &res.Stats)
+	c := r.collect(runs, &res)
 	if strategy == Hybrid && !cfg.NoProvenance {
 		n, err := r.surface(ctx, runs, c, cfg)
 		if err != nil {
 			if ctxErr := ctx.Err(); ctxErr != nil {
 				return RetrievalResult{}, ctxErr
 			}
-			res.Warnings = append(res.Warnings, err.Error())
+			res.warn(err)
 		}
 		res.Stats.Surfaced = n
 	}
@@ -359,25 +370,31 @@ func (r *MemoryRetriever) plan(strategy RetrievalStrategy) []sourceRun {
 }
 
 // runSource searches one source and records the outcome in run.
+// runSource searches one source and records the outcome in run. The
+// source runs guarded (see guarded): Retrieve stops waiting for it at
+// SourceTimeout or when ctx is done, whether or not it honours its
+// context, and a panic in it becomes its error.
 func (r *MemoryRetriever) runSource(ctx context.Context, cfg RetrieverConfig, query string, run *sourceRun) {
 	run.start = time.Now()
 	defer func() { run.end = time.Now() }()
-	if cfg.SourceTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, cfg.SourceTimeout)
-		defer cancel()
-	}
 	if run.content {
-		run.pages, run.err = r.stores[run.index].s.Search(ctx, query, cfg.Candidates)
+		store := r.stores[run.index].s
+		run.pages, run.err = guarded(ctx, cfg.SourceTimeout, func(ctx context.Context) ([]ScoredPage, error) {
+			return store.Search(ctx, query, cfg.Candidates)
+		})
 	} else {
-		run.hits, run.linked, run.err = r.searchGraph(ctx, r.graphs[run.index].g, query, cfg.Candidates)
+		type answer struct {
+			hits   []graphHit
+			linked int
+		}
+		g := r.graphs[run.index].g
+		a, err := guarded(ctx, cfg.SourceTimeout, func(ctx context.Context) (answer, error) {
+			hits, linked, err := r.searchGraph(ctx, g, query, cfg.Candidates)
+			return answer{hits, linked}, err
+		})
+		run.hits, run.linked, run.err = a.hits, a.linked, err
 	}
-	if run.err == nil {
-		// A source that ignores its context must not pass off a timed-out
-		// answer as complete.
-		run.err = ctx.Err()
-	}
-	if run.err != nil && errors.Is(run.err, context.DeadlineExceeded) && cfg.SourceTimeout > 0 {
+	if run.err != nil && errors.Is(run.err, context.DeadlineExceeded) && cfg.SourceTimeout > 0 && ctx.Err() == nil {
 		run.err = fmt.Errorf("timed out after %v: %w", cfg.SourceTimeout, run.err)
 	}
 }
@@ -442,8 +459,13 @@ func span(runs []sourceRun, content bool) time.Duration {
 
 // collect gathers the sources' answers as candidates, each page and each
 // entity once.
-func (r *MemoryRetriever) collect(runs []sourceRun, stats *RetrievalStats) *candidates {
+//
+// A page from a store with an empty ID, an ID that is not valid UTF-8, or a
+// score that is NaN or infinite is dropped with a warning naming the store;
+// a finite score outside [0,1] is clamped into it.
+func (r *MemoryRetriever) collect(runs []sourceRun, res *RetrievalResult) *candidates {
 	c := new(candidates)
+	stats := &res.Stats
 	for i := range runs {
 		run := &runs[i]
 		if run.err != nil {
@@ -452,6 +474,14 @@ func (r *MemoryRetriever) collect(runs []sourceRun, stats *RetrievalStats) *cand
 		if run.content {
 			stats.Content.Candidates += len(run.pages)
 			for _, p := range run.pages {
+				switch {
+				case !validPageID(p.Page.ID):
+					res.warn(fmt.Errorf("store %q: dropped a page with the ID %s: %w", run.name, quote.Value(p.Page.ID), ErrInvalidArgument))
+					continue
+				case math.IsNaN(p.Score) || math.IsInf(p.Score, 0):
+					res.warn(fmt.Errorf("store %q: dropped page %s with the score %v: %w", run.name, quote.Value(p.Page.ID), p.Score, ErrInvalidArgument))
+					continue
+				}
 				page := p.Page
 				c.addText(RetrievalItem{Kind: ItemPage, Page: &page, Source: run.name}, clamp01(p.Score))
 			}
@@ -492,7 +522,7 @@ func (r *MemoryRetriever) surface(ctx context.Context, runs []sourceRun, c *cand
 			if missing[id] || added == cfg.Candidates {
 				return
 			}
-			page, source, err := r.getPage(ctx, runs, id)
+			page, source, err := r.getPage(ctx, cfg.SourceTimeout, runs, id)
 			if err != nil {
 				errs = append(errs, err)
 			}
@@ -545,7 +575,7 @@ func citesRelations(rels []Relation) bool {
 
 // getPage fetches page id from the first answering store that holds it;
 // source is "" when none does.
-func (r *MemoryRetriever) getPage(ctx context.Context, runs []sourceRun, id string) (KnowledgePage, string, error) {
+func (r *MemoryRetriever) getPage(ctx context.Context, timeout time.Duration, runs []sourceRun, id string) (KnowledgePage, string, error) {
 	for _, run := range runs {
 		if !run.content || run.err != nil {
 			continue
@@ -554,15 +584,32 @@ func (r *MemoryRetriever) getPage(ctx context.Context, runs []sourceRun, id stri
 		if !ok {
 			continue
 		}
-		page, found, err := pg.Get(ctx, id)
+		type got struct {
+			page  KnowledgePage
+			found bool
+		}
+		g, err := guarded(ctx, timeout, func(ctx context.Context) (got, error) {
+			page, found, err := pg.Get(ctx, id)
+			return got{page, found}, err
+		})
+		page, found := g.page, g.found
+		if err == nil && found && !validPageID(page.ID) {
+			err = fmt.Errorf("returned a page with the ID %s: %w", quote.Value(page.ID), ErrInvalidArgument)
+		}
 		if err != nil {
-			return KnowledgePage{}, "", fmt.Errorf("store %q: page %q: %w", run.name, id, err)
+			return KnowledgePage{}, "", fmt.Errorf("store %q: page %s: %w", run.name, quote.Value(id), err)
 		}
 		if found {
 			return page, run.name, nil
 		}
 	}
 	return KnowledgePage{}, "", nil
+}
+
+// validPageID reports whether a store's page ID can stand for a page: not
+// blank, and valid UTF-8.
+func validPageID(id string) bool {
+	return strings.TrimSpace(id) != "" && utf8.ValidString(id)
 }
 
 func clamp01(x float64) float64 {
