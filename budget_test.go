@@ -1,0 +1,292 @@
+package kgmem
+
+// Tests that the path budget and cancellation bound the work of FindPaths
+// and GetRelated on graphs built to defeat score pruning: ties (every weight
+// 1), entities with very many relations, and scores that differ by less
+// than the pruning slack. Bounds are generous (they hold under -race on a
+// loaded two-core machine); before these bounds were enforced the same
+// calls took seconds to minutes and gigabytes.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"runtime"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// bowTie returns the entities and relations of src → a_i → hub → b_i → dst
+// for i < m, each relation weighted w(i) for the a side and 1 elsewhere.
+// With w ≡ 1 every one of the m² paths of four hops ties.
+func bowTie(m int, w func(i int) float64) ([]Entity, []Relation) {
+	es := []Entity{{ID: "src"}, {ID: "hub"}, {ID: "dst"}}
+	var rs []Relation
+	for i := range m {
+		a, b := fmt.Sprintf("a%05d", i), fmt.Sprintf("b%05d", i)
+		es = append(es, Entity{ID: a}, Entity{ID: b})
+		rs = append(rs,
+			Relation{SourceID: "src", TargetID: a, Type: "t", Weight: w(i)},
+			Relation{SourceID: a, TargetID: "hub", Type: "t", Weight: 1},
+			Relation{SourceID: "hub", TargetID: b, Type: "t", Weight: 1},
+			Relation{SourceID: b, TargetID: "dst", Type: "t", Weight: 1},
+		)
+	}
+	return es, rs
+}
+
+func buildGraph(tb testing.TB, es []Entity, rs []Relation, opts ...Option) *InMemoryGraph {
+	tb.Helper()
+	g := NewInMemoryGraph(opts...)
+	if err := g.AddBatch(context.Background(), es, rs); err != nil {
+		tb.Fatal(err)
+	}
+	return g
+}
+
+// measure runs f and returns how long it took and how many bytes it
+// allocated (runtime.MemStats.TotalAlloc, so garbage counts too).
+func measure(f func()) (time.Duration, uint64) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	f()
+	d := time.Since(start)
+	runtime.ReadMemStats(&after)
+	return d, after.TotalAlloc - before.TotalAlloc
+}
+
+func one(x float64) func(int) float64 { return func(int) float64 { return x } }
+
+// TestFindPathsBowTieTies: on the bow-tie with every weight 1 the m² tied
+// four-hop paths must not be materialised, or even tried, one by one. The
+// answer is exact, and cheap.
+func TestFindPathsBowTieTies(t *testing.T) {
+	ctx := context.Background()
+	// Small enough for the one-sided enumeration of bench_test.go.
+	es, rs := bowTie(12, one(1))
+	g := buildGraph(t, es, rs)
+	for _, dir := range []Direction{Outgoing, Both} {
+		for _, k := range []int{1, 3, 7} {
+			opts := PathOptions{MaxHops: 4, Direction: dir, MaxPaths: k}
+			res, err := g.FindPaths(ctx, "src", "dst", opts)
+			if err != nil || res.Truncated {
+				t.Fatalf("%+v: truncated %v, %v", opts, res.Truncated, err)
+			}
+			want := toPaths(g.step(nil), dfsPaths(g, "src", "dst", opts))
+			if !slices.EqualFunc(want, res.Paths, func(a, b Path) bool {
+				return a.Score == b.Score && slices.Equal(a.EntityIDs, b.EntityIDs)
+			}) {
+				t.Fatalf("%+v: got %v, want %v", opts, res.Paths, want)
+			}
+		}
+	}
+
+	// 8k entities and 16k relations: 16M tied paths.
+	const m = 4000
+	es, rs = bowTie(m, one(1))
+	g = buildGraph(t, es, rs)
+	for _, dir := range []Direction{Outgoing, Both} {
+		var res PathResult
+		var err error
+		took, alloc := measure(func() {
+			res, err = g.FindPaths(ctx, "src", "dst", PathOptions{MaxHops: 4, Direction: dir})
+		})
+		t.Logf("%v: %v, %d KiB allocated", dir, took, alloc>>10)
+		if err != nil || res.Truncated {
+			t.Fatalf("%v: truncated %v, %v", dir, res.Truncated, err)
+		}
+		for i, p := range res.Paths {
+			want := []string{"src", "a00000", "hub", fmt.Sprintf("b%05d", i), "dst"}
+			if !slices.Equal(p.EntityIDs, want) || p.Score != 1 {
+				t.Fatalf("%v: path %d is %v (score %v), want %v", dir, i, p.EntityIDs, p.Score, want)
+			}
+		}
+		// The partial paths alone take 4m·32 bytes; before, the tied
+		// candidates took over a gigabyte.
+		if alloc > 16<<20 {
+			t.Errorf("%v: FindPaths allocated %d MiB on the bow-tie", dir, alloc>>20)
+		}
+		if took > 3*time.Second {
+			t.Errorf("%v: FindPaths took %v on the bow-tie", dir, took)
+		}
+	}
+}
+
+// TestFindPathsNearTiesBounded: when the scores of the forward halves
+// differ by less than the pruning slack, no bound separates the m² pairs
+// of halves, and the budget must stop the joining.
+func TestFindPathsNearTiesBounded(t *testing.T) {
+	ctx := context.Background()
+	const m = 6000
+	es, rs := bowTie(m, func(i int) float64 { return 1 - float64(i)*0x1p-50 })
+	g := buildGraph(t, es, rs)
+	var res PathResult
+	var err error
+	took, alloc := measure(func() {
+		res, err = g.FindPaths(ctx, "src", "dst", PathOptions{MaxHops: 4})
+	})
+	t.Logf("default budget: %v, %d KiB allocated, truncated %v", took, alloc>>10, res.Truncated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Whatever the cut, the best path is found first.
+	if !slices.Equal(res.Paths[0].EntityIDs, []string{"src", "a00000", "hub", "b00000", "dst"}) {
+		t.Fatalf("best path %v", res.Paths[0].EntityIDs)
+	}
+	if took > 3*time.Second || alloc > 64<<20 {
+		t.Errorf("FindPaths took %v and %d MiB", took, alloc>>20)
+	}
+
+	// Without a budget, a cancelled call returns promptly with ctx.Err().
+	unbounded := buildGraph(t, es, rs, WithPathBudget(math.MaxInt))
+	requireCancelledPromptly(t, func(ctx context.Context) error {
+		_, err := unbounded.FindPaths(ctx, "src", "dst", PathOptions{MaxHops: 4})
+		return err
+	})
+}
+
+// requireCancelledPromptly runs call with a context cancelled 50ms in and
+// requires ctx.Err() back within a second of the cancellation. call must
+// take far longer than that when it is not cancelled.
+func requireCancelledPromptly(t *testing.T, call func(ctx context.Context) error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var cancelledAt atomic.Int64 // UnixNano
+	timer := time.AfterFunc(50*time.Millisecond, func() {
+		cancelledAt.Store(time.Now().UnixNano())
+		cancel()
+	})
+	defer timer.Stop()
+	err := call(ctx)
+	returned := time.Now()
+	cancelled := time.Unix(0, cancelledAt.Load())
+	if cancelledAt.Load() == 0 {
+		t.Fatalf("the call returned %v before it was cancelled", err)
+	}
+	lag := returned.Sub(cancelled)
+	t.Logf("returned %v after cancellation: %v", lag, err)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled call returned %v, want context.Canceled", err)
+	}
+	if lag > time.Second {
+		t.Errorf("a cancelled call returned %v after its cancellation", lag)
+	}
+}
+
+// TestFindPathsTiesMatchEnumeration compares FindPaths with the one-sided
+// enumeration of bench_test.go on layered random graphs whose weights come
+// from {0.5, 1}, with parallel relations, so that long runs of tied partial
+// paths meet at the same entities and are ranked by IDs and relation keys.
+func TestFindPathsTiesMatchEnumeration(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(14, 1))
+	for round := range 150 {
+		layers, width := 3+rng.IntN(4), 2+rng.IntN(8)
+		id := func(l, i int) string { return fmt.Sprintf("n%d:%02d", l, i) }
+		es := []Entity{{ID: "src"}, {ID: "dst"}}
+		var rs []Relation
+		seen := map[RelationKey]bool{}
+		add := func(r Relation) {
+			if !seen[r.Key()] {
+				seen[r.Key()] = true
+				rs = append(rs, r)
+			}
+		}
+		weights := [][]float64{{1}, {0.5, 1}, {0.5, 1, 1, 1}}[rng.IntN(3)]
+		for l := range layers {
+			for i := range width {
+				es = append(es, Entity{ID: id(l, i)})
+			}
+		}
+		for l := range layers {
+			for i := range width {
+				from := "src"
+				if l > 0 {
+					from = id(l-1, rng.IntN(width))
+				}
+				for _, typ := range []string{"p", "q", "r"}[:1+rng.IntN(3)] {
+					add(Relation{SourceID: from, TargetID: id(l, i), Type: typ, Weight: weights[rng.IntN(len(weights))]})
+				}
+				if l == layers-1 || rng.IntN(4) == 0 {
+					add(Relation{SourceID: id(l, i), TargetID: "dst", Type: "p", Weight: weights[rng.IntN(len(weights))]})
+				}
+				for range rng.IntN(3) { // more relations to the next layer, and some back
+					to := id(min(l+1, layers-1), rng.IntN(width))
+					if rng.IntN(5) == 0 {
+						to = id(max(l-1, 0), rng.IntN(width))
+					}
+					if to != id(l, i) {
+						add(Relation{SourceID: id(l, i), TargetID: to, Type: "q", Weight: weights[rng.IntN(len(weights))]})
+					}
+				}
+			}
+		}
+		g := buildGraph(t, es, rs)
+		for _, dir := range []Direction{Outgoing, Both} {
+			opts := PathOptions{MaxHops: layers + rng.IntN(3), Direction: dir, MaxPaths: []int{1, 3, 10, 60}[rng.IntN(4)]}
+			if dir == Both && opts.MaxHops > 6 {
+				opts.MaxHops = 6
+			}
+			want := toPaths(g.step(nil), dfsPaths(g, "src", "dst", opts))
+			res, err := g.FindPaths(ctx, "src", "dst", opts)
+			if len(want) == 0 {
+				if !errors.Is(err, ErrNoPath) {
+					t.Fatalf("round %d %+v: %v, want ErrNoPath", round, opts, err)
+				}
+				continue
+			}
+			if err != nil || res.Truncated {
+				t.Fatalf("round %d %+v: truncated %v, %v", round, opts, res.Truncated, err)
+			}
+			if !reflect.DeepEqual(want, res.Paths) {
+				t.Fatalf("round %d %+v:\ngot  %v\nwant %v", round, opts, res.Paths, want)
+			}
+		}
+	}
+}
+
+// TestPathArenaStaysSmall offers paths of rising score, so that every one
+// enters the answer and pushes an earlier one out, except one early path,
+// which beats them all: the candidates' arena must recycle the space of those
+// that dropped out and keep the survivors intact.
+func TestPathArenaStaysSmall(t *testing.T) {
+	var es []Entity
+	for i := range 50 {
+		es = append(es, Entity{ID: fmt.Sprintf("e%02d", i)})
+	}
+	g := buildGraph(t, es, nil)
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	ps := &pathSearch{st: g.step(nil), k: 3}
+	rng := rand.New(rand.NewPCG(3, 3))
+	var all []candidate
+	for i := range 20_000 {
+		c := candidate{score: float64(i) / 20_000}
+		if i == 100 {
+			c.score = 2
+		}
+		for range 2 + rng.IntN(8) {
+			c.nodes = append(c.nodes, int32(rng.IntN(len(es))))
+		}
+		c.rels = make([]int32, len(c.nodes)-1)
+		all = append(all, c)
+		scratch := candidate{nodes: slices.Clone(c.nodes), rels: slices.Clone(c.rels), score: c.score}
+		ps.consider(ps.store(scratch))
+		clear(scratch.nodes) // the arena holds copies
+	}
+	slices.SortFunc(all, ps.compare)
+	if !reflect.DeepEqual(all[:3], ps.best) {
+		t.Fatalf("best %v, want %v", ps.best, all[:3])
+	}
+	if n := cap(ps.arena) + cap(ps.spareArena); n > 1024 {
+		t.Errorf("the arena holds %d handles for 3 paths of at most 19", n)
+	}
+}
