@@ -8,6 +8,7 @@ package kgmem
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -405,7 +406,7 @@ func dfsPaths(g *InMemoryGraph, src, dst string, opts PathOptions) []candidate {
 			w       float64
 		}
 		var steps []step
-		_ = st.expand(context.Background(), nodes[len(nodes)-1:], opts.Direction, func(_ int, to, rel int32, w float64) {
+		_, _, _ = st.expand(context.Background(), nodes[len(nodes)-1:], opts.Direction, math.MaxInt, func(_ int, to, rel int32, w float64) {
 			steps = append(steps, step{to, rel, w})
 		})
 		for _, s := range steps {

@@ -22,7 +22,14 @@ type stepper interface {
 	// frontier in direction dir and passes the stepper's relation-type
 	// filter: from is the index in frontier, to the handle of the entity at
 	// the relation's other end, rel the relation's handle and w its weight.
-	expand(ctx context.Context, frontier []int32, dir Direction, visit func(from int, to, rel int32, w float64)) error
+	// An entity that appears at several indexes of frontier has its
+	// relations visited once for each.
+	//
+	// It scans at most limit relations, counting those the type filter
+	// drops where it sees them, and returns how many it scanned and whether
+	// it stopped at limit with relations left. It checks ctx at least every
+	// scanCheckEvery relations and returns ctx.Err() when it is cancelled.
+	expand(ctx context.Context, frontier []int32, dir Direction, limit int, visit func(from int, to, rel int32, w float64)) (scanned int, cut bool, err error)
 	// id returns the entity ID behind node handle n.
 	id(n int32) string
 	// compareRels orders relation handles by relation key.
@@ -35,6 +42,10 @@ type stepper interface {
 	// ranked, so that a backend can fetch them in one request.
 	prepare(ctx context.Context, ranked []rankedNode) error
 }
+
+// scanCheckEvery is how many relations a traversal scans between two checks
+// of its context.
+const scanCheckEvery = 1 << 12
 
 // traversal is scratch space for one traversal at a time, indexed by node
 // handle and reused across calls so that a call allocates in proportion to
@@ -136,7 +147,7 @@ func getRelated(ctx context.Context, st stepper, t *traversal, start int32, opts
 		hop++
 		cur := base + uint32(hop)
 		next = next[:0]
-		err := st.expand(ctx, level, opts.Direction, func(from int, to, rel int32, w float64) {
+		_, _, err := st.expand(ctx, level, opts.Direction, math.MaxInt, func(from int, to, rel int32, w float64) {
 			if int(to) >= len(t.stamp) {
 				t.grow(int(to) + 1)
 			}
@@ -353,18 +364,39 @@ func (g *InMemoryGraph) step(types []string) *memStep {
 	return s
 }
 
-func (s *memStep) expand(_ context.Context, frontier []int32, dir Direction, visit func(int, int32, int32, float64)) error {
+func (s *memStep) expand(ctx context.Context, frontier []int32, dir Direction, limit int, visit func(int, int32, int32, float64)) (int, bool, error) {
 	nodes := s.g.nodes
+	scanned, check := 0, scanCheckEvery
 	for i, u := range frontier {
 		n := &nodes[u]
-		if dir != Incoming {
-			s.scan(i, n.out, visit)
+		out, in := n.out, n.in
+		if dir == Incoming {
+			out = nil
 		}
-		if dir != Outgoing {
-			s.scan(i, n.in, visit)
+		if dir == Outgoing {
+			in = nil
+		}
+		for _, list := range [2][]adj{out, in} {
+			// Scan in chunks that end at the limit or at the next check of ctx.
+			for len(list) > 0 {
+				if scanned == limit {
+					return scanned, true, nil
+				}
+				if check == 0 {
+					if err := ctx.Err(); err != nil {
+						return scanned, false, err
+					}
+					check = scanCheckEvery
+				}
+				c := min(len(list), limit-scanned, check)
+				s.scan(i, list[:c], visit)
+				list = list[c:]
+				scanned += c
+				check -= c
+			}
 		}
 	}
-	return nil
+	return scanned, false, nil
 }
 
 func (s *memStep) scan(from int, list []adj, visit func(int, int32, int32, float64)) {

@@ -9,12 +9,15 @@ import (
 )
 
 // DefaultPathBudget bounds the work of one FindPaths call unless
-// WithPathBudget says otherwise: the call builds at most that many partial
-// paths, over both sides of the search together, and tries at most that
-// many pairs of a forward and a backward partial path when it joins them.
-// A partial path costs 32 bytes, so the default bounds a call's working
-// memory to about 16 MiB. When either budget runs out the search stops and
-// PathResult.Truncated is set.
+// WithPathBudget says otherwise. Growing the two sides of its search, the
+// call scans at most that many relations, counting those the type filter
+// drops and counting an entity's relations once for each partial path
+// grown from it; each relation scanned adds at most one partial path of 32
+// bytes, so at the default the partial paths take at most 16 MiB. Joining
+// the sides, it tries at most that many pairs of a forward and a backward
+// partial path. When either runs out the search stops and
+// PathResult.Truncated is set. A search the budget cuts costs O(n log n)
+// time for budget n.
 const DefaultPathBudget = 1 << 19
 
 // maxPooledPartials is the most partial paths a graph keeps buffers for
@@ -37,8 +40,9 @@ const defaultMaxPaths = 3
 // answer. Exact scores decide the answer; bounds only skip work.
 const pathSlack = 1 + 1e-9
 
-// WithPathBudget sets the work one FindPaths call may do: how many partial
-// paths it may build and how many pairs of them it may try to join (see
+// WithPathBudget sets the work one FindPaths call may do: how many
+// relations it may scan, and so how many partial paths it may build, and
+// how many pairs of partial paths it may try to join (see
 // DefaultPathBudget). n <= 0 means the default.
 func WithPathBudget(n int) Option {
 	return optionFunc(func(c *graphConfig) { c.pathBudget = n })
@@ -68,7 +72,7 @@ type pathSearch struct {
 	st        stepper
 	k         int
 	cap       int
-	budget    int  // partial paths the search may still build
+	scans     int  // relations the search may still scan while growing its sides
 	joins     int  // pairs of partial paths the search may still try to join
 	joinCut   bool // the join budget ran out: the search stops
 	truncated bool
@@ -133,7 +137,7 @@ func validatePathOptions(opts *PathOptions) error {
 // are at most 1) and is not grown.
 // ps is scratch space from an earlier call or new; findPaths resets it.
 func findPaths(ctx context.Context, ps *pathSearch, st stepper, src, dst int32, opts PathOptions, budget int) ([]candidate, bool, error) {
-	ps.st, ps.k, ps.cap, ps.budget, ps.truncated = st, opts.MaxPaths, opts.MaxNodesPerHop, budget, false
+	ps.st, ps.k, ps.cap, ps.scans, ps.truncated = st, opts.MaxPaths, opts.MaxNodesPerHop, budget, false
 	ps.joins, ps.joinCut, ps.ticks = budget, false, 0
 	ps.best = ps.best[:0]
 	ps.arena = ps.arena[:0]
@@ -210,6 +214,12 @@ func (ps *pathSearch) extend(ctx context.Context, s *pathSide) error {
 			front = append(front, i)
 		}
 	}
+	if ps.scans == 0 && len(front) > 0 {
+		// The budget is spent: nothing can grow, so skip the sorting.
+		ps.truncated = true
+		s.levels = append(s.levels, s.nextLevel())
+		return nil
+	}
 	// Best partial scores first, so that the cap and the budget keep the
 	// most promising ones.
 	slices.SortFunc(front, func(a, b int32) int {
@@ -234,11 +244,15 @@ func (ps *pathSearch) extend(ctx context.Context, s *pathSide) error {
 	if ps.visit == nil {
 		ps.visit = ps.grow // allocated once per pathSearch, which graphs reuse
 	}
-	err := ps.st.expand(ctx, nodes, s.dir, ps.visit)
+	scanned, cut, err := ps.st.expand(ctx, nodes, s.dir, ps.scans, ps.visit)
 	next := ps.next
 	ps.side, ps.next = nil, nil
 	if err != nil {
 		return err
+	}
+	ps.scans -= scanned
+	if cut {
+		ps.truncated = true
 	}
 	slices.SortFunc(next, func(a, b int32) int {
 		pa, pb := &s.parts[a], &s.parts[b]
@@ -253,7 +267,8 @@ func (ps *pathSearch) extend(ctx context.Context, s *pathSide) error {
 
 // grow is extend's visitor: it offers the partial front[from] extended by
 // relation rel to entity to, and keeps it in ps.next unless it repeats an
-// entity, scores below the bar, or the budget is spent.
+// entity or scores below the bar. Each call follows a relation scanned
+// within the budget, so the budget bounds the partials built too.
 func (ps *pathSearch) grow(from int, to, rel int32, w float64) {
 	s := ps.side
 	pi := ps.front[from]
@@ -262,11 +277,6 @@ func (ps *pathSearch) grow(from int, to, rel int32, w float64) {
 	if score*s.slack < ps.th || s.onPath(pi, to) {
 		return
 	}
-	if ps.budget <= 0 {
-		ps.truncated = true
-		return
-	}
-	ps.budget--
 	s.parts = append(s.parts, partial{node: to, parent: pi, rel: rel, depth: p.depth + 1, score: score, w: w})
 	ps.next = append(ps.next, int32(len(s.parts)-1))
 }
@@ -566,20 +576,23 @@ func toPaths(st stepper, cs []candidate) []Path {
 // there is no path, the error wraps ErrNoPath and names both IDs; FindPaths
 // never answers with neighbours in place of a path. Unknown IDs return
 // ErrNotFound; invalid options return ErrInvalidArgument; a cancelled ctx
-// returns ctx.Err() (checked between hops and every thousand pairs of
-// partial paths joined), also when the search had finished.
+// returns ctx.Err(), also when the search had finished; ctx is checked
+// between hops, every few thousand relations scanned and every thousand
+// pairs of partial paths joined.
 //
 // The search meets in the middle: ⌈MaxHops/2⌉ hops forward from the source
 // and ⌊MaxHops/2⌋ backward from the target, pruning partial paths that can
 // no longer reach the k-th best score. opts.MaxNodesPerHop caps how many
 // entities each side grows per hop, best partial scores first, and the graph's
-// path budget (DefaultPathBudget unless WithPathBudget) caps how many partial
-// paths a call builds and the pairs of them it joins. When either cut the
-// search, Truncated is set and the paths are exact among those explored;
-// with ErrNoPath the result still carries Truncated. Cost: at worst
-// O(d^⌈h/2⌉) partial paths for degree d and h hops, bounded by the budget;
-// paths that tie with the k-th best cost a few joins per partial path, not
-// one per path, and only the k best paths are ever stored.
+// path budget (DefaultPathBudget unless WithPathBudget) caps how many
+// relations a call scans, and with them the partial paths it builds, and
+// how many pairs of partial paths it joins. When either cut the search,
+// Truncated is set and the paths are exact among those explored; with
+// ErrNoPath the result still carries Truncated. Cost: at worst O(d^⌈h/2⌉)
+// partial paths for degree d and h hops, bounded by the budget, plus
+// sorting them; paths that tie with the k-th best cost a few joins per
+// partial path, not one per path, and only the k best paths are ever
+// stored. See DefaultPathBudget for the cost of a search the budget cuts.
 func (g *InMemoryGraph) FindPaths(ctx context.Context, sourceID, targetID string, opts PathOptions) (PathResult, error) {
 	if err := ctx.Err(); err != nil {
 		return PathResult{}, err

@@ -181,6 +181,217 @@ func requireCancelledPromptly(t *testing.T, call func(ctx context.Context) error
 	}
 }
 
+// giantHub returns src → x_i → hub for i < paths, hub → y_j for j < fan
+// weighted 0.5, and three direct paths src → c_i → dst of weight 1, so that
+// every partial path through the hub's relations scores below the three
+// paths found first and is dropped, and only scanning costs.
+func giantHub(paths, fan int) ([]Entity, []Relation) {
+	es := []Entity{{ID: "src"}, {ID: "hub"}, {ID: "dst"}}
+	var rs []Relation
+	for i := range 3 {
+		c := fmt.Sprintf("c%d", i)
+		es = append(es, Entity{ID: c})
+		rs = append(rs, Relation{SourceID: "src", TargetID: c, Type: "t", Weight: 1},
+			Relation{SourceID: c, TargetID: "dst", Type: "t", Weight: 1})
+	}
+	for i := range paths {
+		x := fmt.Sprintf("x%05d", i)
+		es = append(es, Entity{ID: x})
+		rs = append(rs, Relation{SourceID: "src", TargetID: x, Type: "t", Weight: 1},
+			Relation{SourceID: x, TargetID: "hub", Type: "t", Weight: 1})
+	}
+	for j := range fan {
+		y := fmt.Sprintf("y%07d", j)
+		es = append(es, Entity{ID: y})
+		rs = append(rs, Relation{SourceID: "hub", TargetID: y, Type: "t", Weight: 0.5})
+	}
+	return es, rs
+}
+
+// TestFindPathsGiantHubBounded: 4,000 partial paths end at an entity with
+// 100k relations, so growing them scans 400M relations. The budget stops
+// the scan, and a cancelled or expired context stops it within a few
+// thousand relations.
+func TestFindPathsGiantHubBounded(t *testing.T) {
+	ctx := context.Background()
+	es, rs := giantHub(4000, 100_000)
+	g := buildGraph(t, es, rs)
+	opts := PathOptions{MaxHops: 10}
+	var res PathResult
+	var err error
+	took, alloc := measure(func() { res, err = g.FindPaths(ctx, "src", "dst", opts) })
+	t.Logf("default budget: %v, %d KiB allocated", took, alloc>>10)
+	if err != nil || len(res.Paths) != 3 || !res.Truncated {
+		t.Fatalf("got %d paths, truncated %v, %v; want the 3 direct paths, truncated", len(res.Paths), res.Truncated, err)
+	}
+	for i, p := range res.Paths {
+		if want := []string{"src", fmt.Sprintf("c%d", i), "dst"}; !slices.Equal(p.EntityIDs, want) {
+			t.Fatalf("path %d is %v, want %v", i, p.EntityIDs, want)
+		}
+	}
+	if took > 3*time.Second || alloc > 64<<20 {
+		t.Errorf("FindPaths took %v and %d MiB", took, alloc>>20)
+	}
+
+	unbounded := buildGraph(t, es, rs, WithPathBudget(math.MaxInt))
+	requireCancelledPromptly(t, func(ctx context.Context) error {
+		_, err := unbounded.FindPaths(ctx, "src", "dst", opts)
+		return err
+	})
+	// A deadline is a cancellation too.
+	dctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err = unbounded.FindPaths(dctx, "src", "dst", opts)
+	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 2*time.Second {
+		t.Errorf("with a 100ms deadline FindPaths returned %v after %v", err, time.Since(start))
+	}
+}
+
+// countStep wraps a stepper and counts the relations its expansions scan
+// and visit.
+type countStep struct {
+	stepper
+	scanned, visited int
+}
+
+func (s *countStep) expand(ctx context.Context, frontier []int32, dir Direction, limit int, visit func(int, int32, int32, float64)) (int, bool, error) {
+	n, cut, err := s.stepper.expand(ctx, frontier, dir, limit, func(from int, to, rel int32, w float64) {
+		s.visited++
+		visit(from, to, rel, w)
+	})
+	s.scanned += n
+	return n, cut, err
+}
+
+// TestFindPathsBudgetCountsScans: the budget bounds the relations a search
+// scans, whether or not they lead to partial paths, and relations dropped
+// by the type filter count too.
+func TestFindPathsBudgetCountsScans(t *testing.T) {
+	ctx := context.Background()
+	es, rs := giantHub(100, 10_000)
+	g := buildGraph(t, es, rs)
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	for _, types := range [][]string{nil, {"t", "u"}} {
+		for _, budget := range []int{1, 1000, 50_000} {
+			st := &countStep{stepper: g.step(types)}
+			ps := new(pathSearch)
+			best, truncated, err := findPaths(ctx, ps, st, g.ids["src"], g.ids["dst"], PathOptions{MaxHops: 10, RelationTypes: types}, budget)
+			if err != nil || !truncated {
+				t.Fatalf("types %q, budget %d: truncated %v, %v", types, budget, truncated, err)
+			}
+			if st.scanned > budget || st.visited > st.scanned || len(ps.fwd.parts)+len(ps.bwd.parts) > budget+2 {
+				t.Errorf("types %q, budget %d: scanned %d, visited %d, built %d partial paths",
+					types, budget, st.scanned, st.visited, len(ps.fwd.parts)+len(ps.bwd.parts))
+			}
+			if budget >= 1000 && len(best) != 3 {
+				t.Errorf("types %q, budget %d: %d paths, want the 3 direct ones", types, budget, len(best))
+			}
+		}
+	}
+	// Relations of another type are scanned and dropped: here the source's
+	// 103, and then nothing is left to grow.
+	st := &countStep{stepper: g.step([]string{"u"})}
+	best, truncated, err := findPaths(ctx, new(pathSearch), st, g.ids["src"], g.ids["dst"], PathOptions{MaxHops: 10, RelationTypes: []string{"u"}}, 1000)
+	if err != nil || truncated || len(best) != 0 || st.scanned != 103 || st.visited != 0 {
+		t.Errorf("nothing of type u: %d paths, scanned %d, visited %d, truncated %v, %v", len(best), st.scanned, st.visited, truncated, err)
+	}
+	st = &countStep{stepper: g.step([]string{"u"})}
+	_, truncated, _ = findPaths(ctx, new(pathSearch), st, g.ids["src"], g.ids["dst"], PathOptions{MaxHops: 10, RelationTypes: []string{"u"}}, 100)
+	if !truncated || st.scanned != 100 {
+		t.Errorf("nothing of type u, budget 100: scanned %d, truncated %v", st.scanned, truncated)
+	}
+}
+
+// listNeighborhood is a Neighborhood over relation lists indexed by entity.
+// It ignores ctx, as a slow backend might; cancelAfter, when set, is called
+// once after that many relations have been reported.
+type listNeighborhood struct {
+	out, in     map[string][]Relation
+	reported    int
+	cancelAfter int
+	cancel      func()
+}
+
+func newListNeighborhood(rs []Relation) *listNeighborhood {
+	n := &listNeighborhood{out: map[string][]Relation{}, in: map[string][]Relation{}}
+	for _, r := range rs {
+		n.out[r.SourceID] = append(n.out[r.SourceID], r)
+		n.in[r.TargetID] = append(n.in[r.TargetID], r)
+	}
+	return n
+}
+
+func (n *listNeighborhood) Neighbors(_ context.Context, ids []string, dir Direction, types []string, visit func(int, Relation)) error {
+	report := func(i int, r Relation) {
+		if len(types) > 0 && !slices.Contains(types, r.Type) {
+			return
+		}
+		visit(i, r)
+		if n.reported++; n.reported == n.cancelAfter {
+			n.cancel()
+		}
+	}
+	for i, id := range ids {
+		if dir != Incoming {
+			for _, r := range n.out[id] {
+				report(i, r)
+			}
+		}
+		if dir != Outgoing {
+			for _, r := range n.in[id] {
+				if dir != Both || r.SourceID != id {
+					report(i, r)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (n *listNeighborhood) Entities(_ context.Context, ids []string) ([]Entity, error) {
+	out := make([]Entity, len(ids))
+	for i, id := range ids {
+		if len(n.out[id])+len(n.in[id]) == 0 {
+			return nil, fmt.Errorf("entity %q: %w", id, ErrNotFound)
+		}
+		out[i] = Entity{ID: id}
+	}
+	return out, nil
+}
+
+// TestTraversePathsBounded: over a Neighborhood, relations reported past the
+// budget, or after the context is cancelled, are dropped without being
+// kept, and the search stops.
+func TestTraversePathsBounded(t *testing.T) {
+	ctx := context.Background()
+	_, rs := giantHub(100, 10_000)
+	n := newListNeighborhood(rs)
+	res, err := TraversePaths(ctx, n, "src", "dst", PathOptions{MaxHops: 10}, 1000)
+	if err != nil || !res.Truncated || len(res.Paths) != 3 {
+		t.Fatalf("budget 1000: %d paths, truncated %v, %v", len(res.Paths), res.Truncated, err)
+	}
+	st := newNeighborStep(n, nil)
+	best, truncated, err := findPaths(ctx, new(pathSearch), st, st.intern("src"), st.intern("dst"), PathOptions{MaxHops: 10}, 1000)
+	if err != nil || !truncated || len(best) != 3 || len(st.rels) > 1000 {
+		t.Fatalf("budget 1000: %d paths, truncated %v, %v; kept %d relations", len(best), truncated, err, len(st.rels))
+	}
+
+	// Cancelled after 20k of the hub's relations were reported, it keeps at
+	// most a few thousand more.
+	_, rs = giantHub(1, 100_000)
+	n = newListNeighborhood(rs)
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	n.cancelAfter, n.cancel = 20_000, cancel
+	st = newNeighborStep(n, nil)
+	_, _, err = findPaths(cctx, new(pathSearch), st, st.intern("src"), st.intern("dst"), PathOptions{MaxHops: 10}, math.MaxInt)
+	if !errors.Is(err, context.Canceled) || len(st.rels) > 20_000+2*scanCheckEvery {
+		t.Fatalf("cancelled: %v, kept %d relations of %d reported", err, len(st.rels), n.reported)
+	}
+}
+
 // TestFindPathsTiesMatchEnumeration compares FindPaths with the one-sided
 // enumeration of bench_test.go on layered random graphs whose weights come
 // from {0.5, 1}, with parallel relations, so that long runs of tied partial

@@ -194,7 +194,7 @@ type PathOptions struct {
 // PathResult is the answer of FindPaths.
 type PathResult struct {
 	Paths []Path // best first: score descending, then fewer hops, then entity IDs, then relation keys
-	// Truncated reports that a fan-out cap or the expansion budget stopped
+	// Truncated reports that a fan-out cap or the path budget stopped
 	// the search early: the paths are exact among those explored, but better
 	// ones may exist beyond the cut.
 	Truncated bool
