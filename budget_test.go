@@ -182,10 +182,11 @@ func requireCancelledPromptly(t *testing.T, call func(ctx context.Context) error
 }
 
 // giantHub returns src → x_i → hub for i < paths, hub → y_j for j < fan
-// weighted 0.5, and three direct paths src → c_i → dst of weight 1, so that
-// every partial path through the hub's relations scores below the three
-// paths found first and is dropped, and only scanning costs.
-func giantHub(paths, fan int) ([]Entity, []Relation) {
+// weighted w, and three direct paths src → c_i → dst of weight 1. With w <
+// 1 every partial path through the hub's relations scores below the three
+// paths found first and is dropped, and only scanning costs; with w = 1
+// each is kept.
+func giantHub(paths, fan int, w float64) ([]Entity, []Relation) {
 	es := []Entity{{ID: "src"}, {ID: "hub"}, {ID: "dst"}}
 	var rs []Relation
 	for i := range 3 {
@@ -203,7 +204,7 @@ func giantHub(paths, fan int) ([]Entity, []Relation) {
 	for j := range fan {
 		y := fmt.Sprintf("y%07d", j)
 		es = append(es, Entity{ID: y})
-		rs = append(rs, Relation{SourceID: "hub", TargetID: y, Type: "t", Weight: 0.5})
+		rs = append(rs, Relation{SourceID: "hub", TargetID: y, Type: "t", Weight: w})
 	}
 	return es, rs
 }
@@ -214,7 +215,7 @@ func giantHub(paths, fan int) ([]Entity, []Relation) {
 // thousand relations.
 func TestFindPathsGiantHubBounded(t *testing.T) {
 	ctx := context.Background()
-	es, rs := giantHub(4000, 100_000)
+	es, rs := giantHub(4000, 100_000, 0.5)
 	g := buildGraph(t, es, rs)
 	opts := PathOptions{MaxHops: 10}
 	var res PathResult
@@ -269,7 +270,7 @@ func (s *countStep) expand(ctx context.Context, frontier []int32, dir Direction,
 // by the type filter count too.
 func TestFindPathsBudgetCountsScans(t *testing.T) {
 	ctx := context.Background()
-	es, rs := giantHub(100, 10_000)
+	es, rs := giantHub(100, 10_000, 0.5)
 	g := buildGraph(t, es, rs)
 	g.mu.RLock()
 	defer g.mu.RUnlock()
@@ -366,7 +367,7 @@ func (n *listNeighborhood) Entities(_ context.Context, ids []string) ([]Entity, 
 // kept, and the search stops.
 func TestTraversePathsBounded(t *testing.T) {
 	ctx := context.Background()
-	_, rs := giantHub(100, 10_000)
+	_, rs := giantHub(100, 10_000, 0.5)
 	n := newListNeighborhood(rs)
 	res, err := TraversePaths(ctx, n, "src", "dst", PathOptions{MaxHops: 10}, 1000)
 	if err != nil || !res.Truncated || len(res.Paths) != 3 {
@@ -380,7 +381,7 @@ func TestTraversePathsBounded(t *testing.T) {
 
 	// Cancelled after 20k of the hub's relations were reported, it keeps at
 	// most a few thousand more.
-	_, rs = giantHub(1, 100_000)
+	_, rs = giantHub(1, 100_000, 0.5)
 	n = newListNeighborhood(rs)
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
