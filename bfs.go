@@ -173,18 +173,26 @@ func getRelated(ctx context.Context, st stepper, t *traversal, start int32, opts
 		if c := opts.MaxNodesPerHop; c > 0 && len(next) > c {
 			// The entities cut here keep their stamp, so later hops treat
 			// them as visited.
-			slices.SortFunc(next, func(a, b int32) int {
+			err := sortCtx(ctx, next, func(a, b int32) int {
 				if c := cmp.Compare(t.score[b], t.score[a]); c != 0 {
 					return c
 				}
 				return strings.Compare(st.id(a), st.id(b))
 			})
+			if err != nil {
+				t.end(hop)
+				return nil, err
+			}
 			next = next[:c]
 		}
 		reached = append(reached, next...)
 		level, next = next, level
 	}
 	t.level, t.next, t.reached = level, next, reached
+	if err := ctx.Err(); err != nil {
+		t.end(hop)
+		return nil, err
+	}
 
 	// Order the result: score descending, hops ascending, ID ascending. The
 	// keys are gathered first so that the sort reads them sequentially.
@@ -192,7 +200,8 @@ func getRelated(ctx context.Context, st stepper, t *traversal, start int32, opts
 	for _, v := range reached {
 		ranked = append(ranked, rankedNode{score: t.score[v], hop: t.stamp[v] - base, n: v})
 	}
-	slices.SortFunc(ranked, func(a, b rankedNode) int {
+	t.ranked = ranked
+	err := sortCtx(ctx, ranked, func(a, b rankedNode) int {
 		switch {
 		case a.score > b.score:
 			return -1
@@ -203,17 +212,94 @@ func getRelated(ctx context.Context, st stepper, t *traversal, start int32, opts
 		}
 		return strings.Compare(st.id(a.n), st.id(b.n))
 	})
+	if err != nil {
+		t.end(hop)
+		return nil, err
+	}
 	if opts.Limit > 0 && len(ranked) > opts.Limit {
 		ranked = ranked[:opts.Limit]
 	}
-	t.ranked = ranked
 	if err := st.prepare(ctx, ranked); err != nil {
 		t.end(hop)
 		return nil, err
 	}
-	out := t.materialize(st, start, ranked)
+	out, err := t.materialize(ctx, st, start, ranked)
 	t.end(hop)
+	if err != nil {
+		return nil, err
+	}
+	// A call cancelled while it finished its answer still fails.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// sortChunk is how many elements sortCtx sorts, or merges, between two
+// checks of its context.
+const sortChunk = 1 << 14
+
+// sortCtx sorts xs by cmp like slices.SortFunc, checking ctx every
+// sortChunk elements sorted or merged; it returns ctx.Err(), leaving xs in
+// some order, when ctx is cancelled. Up to sortChunk elements it is
+// slices.SortFunc. Beyond, it sorts chunks of sortChunk elements and merges
+// them bottom-up through a buffer as long as xs: the same O(n log n)
+// comparisons, interruptible.
+func sortCtx[E any](ctx context.Context, xs []E, cmp func(a, b E) int) error {
+	n := len(xs)
+	if n <= sortChunk {
+		slices.SortFunc(xs, cmp)
+		return nil
+	}
+	for lo := 0; lo < n; lo += sortChunk {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		slices.SortFunc(xs[lo:min(lo+sortChunk, n)], cmp)
+	}
+	src, dst := xs, make([]E, n)
+	for width := sortChunk; width < n; width *= 2 {
+		for lo := 0; lo < n; lo += 2 * width {
+			mid, hi := min(lo+width, n), min(lo+2*width, n)
+			if err := mergeCtx(ctx, dst[lo:hi], src[lo:mid], src[mid:hi], cmp); err != nil {
+				return err
+			}
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &xs[0] {
+		copy(xs, src)
+	}
+	return nil
+}
+
+// mergeCtx merges the sorted runs a and b into out (len(a)+len(b) long),
+// taking from a on ties, and checks ctx every sortChunk elements.
+func mergeCtx[E any](ctx context.Context, out, a, b []E, cmp func(a, b E) int) error {
+	if len(a) > 0 && len(b) > 0 && cmp(a[len(a)-1], b[0]) <= 0 {
+		// Already in order, as often when the input was nearly sorted.
+		copy(out[copy(out, a):], b)
+		return nil
+	}
+	i, j, k := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		if k&(sortChunk-1) == sortChunk-1 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if cmp(b[j], a[i]) < 0 {
+			out[k] = b[j]
+			j++
+		} else {
+			out[k] = a[i]
+			i++
+		}
+		k++
+	}
+	k += copy(out[k:], a[i:])
+	copy(out[k:], b[j:])
+	return nil
 }
 
 // rankedNode is a reached entity with its sort keys.
@@ -244,16 +330,21 @@ func (t *traversal) better(st stepper, score float64, u, rel, v int32) bool {
 	return strings.Compare(st.id(u), st.id(p)) < 0
 }
 
-// materialize builds the results for the ranked handles, in order.
+// materializeCheckEvery is how many results materialize builds between two
+// checks of its context.
+const materializeCheckEvery = 1 << 12
+
+// materialize builds the results for the ranked handles, in order, and
+// returns ctx.Err() if ctx is cancelled meanwhile.
 //
 // A path's parent always ranks before it (its score is at least as high and
 // it has fewer hops), so each result copies its parent's path and relations
 // and appends one step, instead of walking the parent chain through the
 // graph. All paths share two backing arrays, each result's slices capped so
 // that an append by the caller cannot write into a neighbour's path.
-func (t *traversal) materialize(st stepper, start int32, ranked []rankedNode) []ScoredEntity {
+func (t *traversal) materialize(ctx context.Context, st stepper, start int32, ranked []rankedNode) ([]ScoredEntity, error) {
 	if len(ranked) == 0 {
-		return nil
+		return nil, nil
 	}
 	hops := 0
 	for _, r := range ranked {
@@ -264,6 +355,11 @@ func (t *traversal) materialize(st stepper, start int32, ranked []rankedNode) []
 	out := make([]ScoredEntity, len(ranked))
 	startID := st.id(start)
 	for i, r := range ranked {
+		if i&(materializeCheckEvery-1) == materializeCheckEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		k, v := int(r.hop), r.n
 		path, prs := ids[:k+1:k+1], rels[:k:k]
 		ids, rels = ids[k+1:], rels[k:]
@@ -281,7 +377,7 @@ func (t *traversal) materialize(st stepper, start int32, ranked []rankedNode) []
 		t.pos[v] = int32(i)
 		out[i] = ScoredEntity{Entity: st.entity(v), Score: r.score, Path: path, Relations: prs}
 	}
-	return out
+	return out, nil
 }
 
 // cloneRelation returns r with its own copies of its map and slice.
@@ -309,7 +405,10 @@ func cloneRelation(r Relation) Relation {
 //
 // It returns an error wrapping ErrNotFound when the start does not exist, one
 // wrapping ErrInvalidArgument for invalid options, and ctx.Err() when ctx is
-// cancelled (checked between hops). Cost: O(V+E) over the entities and
+// cancelled: ctx is checked between hops, every few thousand relations
+// scanned, every few thousand results sorted, merged or copied, and last
+// before returning, so a call cancelled while it works returns no result.
+// Cost: O(V+E) over the entities and
 // relations reached, plus O(r log r) to sort r results; the read lock is
 // held throughout, so writers wait for the traversal.
 func (g *InMemoryGraph) GetRelated(ctx context.Context, id string, opts TraverseOptions) ([]ScoredEntity, error) {

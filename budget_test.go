@@ -8,6 +8,7 @@ package kgmem
 // calls took seconds to minutes and gigabytes.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -390,6 +392,204 @@ func TestTraversePathsBounded(t *testing.T) {
 	_, _, err = findPaths(cctx, new(pathSearch), st, st.intern("src"), st.intern("dst"), PathOptions{MaxHops: 10}, math.MaxInt)
 	if !errors.Is(err, context.Canceled) || len(st.rels) > 20_000+2*scanCheckEvery {
 		t.Fatalf("cancelled: %v, kept %d relations of %d reported", err, len(st.rels), n.reported)
+	}
+}
+
+// cancelStep wraps a stepper, counts the calls a traversal makes to it and
+// cancels the traversal's context at a chosen point.
+type cancelStep struct {
+	stepper
+	cancel context.CancelFunc
+	// cancelAfterIDs cancels when id has been called that many times (0:
+	// never); cancelInPrepare cancels when prepare is called.
+	cancelAfterIDs  int
+	cancelInPrepare bool
+
+	ids, entities  int // calls
+	idsAtCancel    int
+	entitiesAtStop int
+	cancelled      bool
+}
+
+func (s *cancelStep) stop() {
+	if !s.cancelled {
+		s.cancelled = true
+		s.idsAtCancel, s.entitiesAtStop = s.ids, s.entities
+		s.cancel()
+	}
+}
+
+func (s *cancelStep) id(n int32) string {
+	s.ids++
+	if s.ids == s.cancelAfterIDs {
+		s.stop()
+	}
+	return s.stepper.id(n)
+}
+
+func (s *cancelStep) entity(n int32) Entity {
+	s.entities++
+	return s.stepper.entity(n)
+}
+
+func (s *cancelStep) prepare(ctx context.Context, ranked []rankedNode) error {
+	if s.cancelInPrepare {
+		s.stop()
+	}
+	return s.stepper.prepare(ctx, ranked)
+}
+
+// star returns a hub with n leaves whose IDs are not in insertion order,
+// so that ordering the result costs real comparisons.
+func star(n int) ([]Entity, []Relation) {
+	es := []Entity{{ID: "hub"}}
+	var rs []Relation
+	for i := range n {
+		id := fmt.Sprintf("y%07d", (i*7919)%n)
+		es = append(es, Entity{ID: id})
+		rs = append(rs, Relation{SourceID: "hub", TargetID: id, Type: "t"})
+	}
+	return es, rs
+}
+
+// TestGetRelatedCancelledAfterLastHop: GetRelated used to check ctx only
+// between hops, so a call cancelled while it ordered or copied a large
+// result returned the whole result and a nil error. It must return
+// ctx.Err(), and stop within a bounded amount of work.
+func TestGetRelatedCancelledAfterLastHop(t *testing.T) {
+	const n = 100_000
+	es, rs := star(n)
+	g := buildGraph(t, es, rs)
+	run := func(s *cancelStep) ([]ScoredEntity, error) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		s.cancel = cancel
+		g.mu.RLock()
+		defer g.mu.RUnlock()
+		s.stepper = g.step(nil)
+		var tr traversal
+		tr.grow(len(g.nodes))
+		return getRelated(ctx, s, &tr, g.ids["hub"], TraverseOptions{Depth: 1})
+	}
+
+	// Uncancelled, ordering the result compares IDs millions of times.
+	full := &cancelStep{}
+	res, err := run(full)
+	if err != nil || len(res) != n {
+		t.Fatalf("uncancelled: %d results, %v", len(res), err)
+	}
+	if !slices.IsSortedFunc(res, func(a, b ScoredEntity) int { return strings.Compare(a.Entity.ID, b.Entity.ID) }) {
+		t.Fatal("uncancelled: results are not in ID order")
+	}
+	t.Logf("uncancelled: %d id calls, %d entity calls", full.ids, full.entities)
+
+	// Cancelled while copying the results out (after the ranking).
+	s := &cancelStep{cancelInPrepare: true}
+	res, err = run(s)
+	if !errors.Is(err, context.Canceled) || res != nil {
+		t.Fatalf("cancelled before copying: %d results, %v", len(res), err)
+	}
+	if s.entities > 10_000 {
+		t.Errorf("cancelled before copying, it still copied %d entities", s.entities)
+	}
+
+	// Cancelled while ordering the results.
+	s = &cancelStep{cancelAfterIDs: full.ids / 10}
+	res, err = run(s)
+	if !errors.Is(err, context.Canceled) || res != nil {
+		t.Fatalf("cancelled while ordering: %d results, %v", len(res), err)
+	}
+	after := s.ids - s.idsAtCancel
+	t.Logf("cancelled while ordering: %d id calls after the cancellation", after)
+	if after > full.ids/4 || s.entities > 0 {
+		t.Errorf("cancelled while ordering, it still made %d of %d id calls and copied %d entities", after, full.ids, s.entities)
+	}
+
+	// Through the public method: a call cancelled mid-way returns ctx.Err().
+	bes, brs := star(200_000)
+	big := buildGraph(t, bes, brs)
+	requireCancelledWithin(t, func(ctx context.Context) error {
+		_, err := big.GetRelated(ctx, "hub", TraverseOptions{Depth: 1})
+		return err
+	})
+}
+
+// requireCancelledWithin times an uncancelled call, then runs it again with a
+// context cancelled a tenth of the way in, and requires ctx.Err() well before
+// the call would have finished.
+func requireCancelledWithin(t *testing.T, call func(ctx context.Context) error) {
+	t.Helper()
+	start := time.Now()
+	if err := call(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	full := time.Since(start)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var cancelledAt atomic.Int64 // UnixNano
+	timer := time.AfterFunc(full/10, func() {
+		cancelledAt.Store(time.Now().UnixNano())
+		cancel()
+	})
+	defer timer.Stop()
+	err := call(ctx)
+	returned := time.Now()
+	cancelled := time.Unix(0, cancelledAt.Load())
+	if cancelledAt.Load() == 0 {
+		t.Skipf("the call finished in %v, before its cancellation at %v", returned.Sub(start), full/10)
+	}
+	lag := returned.Sub(cancelled)
+	t.Logf("uncancelled %v; cancelled, returned %v after the cancellation: %v", full, lag, err)
+	if err == nil && lag > 50*time.Millisecond {
+		t.Errorf("a call cancelled %v before it returned answered with a nil error", lag)
+	} else if err != nil && !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled call returned %v, want context.Canceled", err)
+	}
+	if lag > full/2+50*time.Millisecond {
+		t.Errorf("a cancelled call returned %v after its cancellation; uncancelled it takes %v", lag, full)
+	}
+}
+
+// TestSortCtx: sortCtx sorts like slices.SortFunc at every length around
+// its chunk size, with duplicates, and stops when its context is cancelled.
+func TestSortCtx(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	ctx := context.Background()
+	for _, n := range []int{0, 1, 100, sortChunk - 1, sortChunk, sortChunk + 1, 2 * sortChunk, 3*sortChunk + 17, 8*sortChunk - 1, 100_000} {
+		for _, shape := range []string{"random", "sorted", "reversed", "few"} {
+			xs := make([]int, n)
+			for i := range xs {
+				switch shape {
+				case "random":
+					xs[i] = rng.IntN(1 << 30)
+				case "sorted":
+					xs[i] = i
+				case "reversed":
+					xs[i] = n - i
+				case "few":
+					xs[i] = rng.IntN(3)
+				}
+			}
+			want := slices.Sorted(slices.Values(xs))
+			if err := sortCtx(ctx, xs, func(a, b int) int { return a - b }); err != nil || !slices.Equal(xs, want) {
+				t.Fatalf("n %d %s: %v, sorted %v", n, shape, err, slices.Equal(xs, want))
+			}
+		}
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	calls := 0
+	xs := make([]int, 1_000_000)
+	for i := range xs {
+		xs[i] = rng.Int()
+	}
+	err := sortCtx(cctx, xs, func(a, b int) int {
+		if calls++; calls == 100_000 {
+			cancel()
+		}
+		return cmp.Compare(a, b)
+	})
+	if !errors.Is(err, context.Canceled) || calls > 100_000+sortChunk*20 {
+		t.Fatalf("cancelled after 100k comparisons: %v after %d", err, calls)
 	}
 }
 
