@@ -126,24 +126,31 @@ func TestFindPathsBowTieTies(t *testing.T) {
 // of halves, and the budget must stop the joining.
 func TestFindPathsNearTiesBounded(t *testing.T) {
 	ctx := context.Background()
-	const m = 6000
+	const m, budget = 6000, 1 << 16
 	es, rs := bowTie(m, func(i int) float64 { return 1 - float64(i)*0x1p-50 })
-	g := buildGraph(t, es, rs)
+	g := buildGraph(t, es, rs, WithPathBudget(budget))
 	var res PathResult
 	var err error
 	took, alloc := measure(func() {
 		res, err = g.FindPaths(ctx, "src", "dst", PathOptions{MaxHops: 4})
 	})
-	t.Logf("default budget: %v, %d KiB allocated, truncated %v", took, alloc>>10, res.Truncated)
-	if err != nil {
-		t.Fatal(err)
+	t.Logf("budget %d: %v, %d KiB allocated, truncated %v", budget, took, alloc>>10, res.Truncated)
+	if err != nil || !res.Truncated {
+		t.Fatalf("truncated %v, %v", res.Truncated, err)
 	}
 	// Whatever the cut, the best path is found first.
 	if !slices.Equal(res.Paths[0].EntityIDs, []string{"src", "a00000", "hub", "b00000", "dst"}) {
 		t.Fatalf("best path %v", res.Paths[0].EntityIDs)
 	}
-	if took > 3*time.Second || alloc > 64<<20 {
+	if took > 3*time.Second || alloc > 16<<20 {
 		t.Errorf("FindPaths took %v and %d MiB", took, alloc>>20)
+	}
+	g.mu.RLock()
+	ps := new(pathSearch)
+	_, _, err = findPaths(ctx, ps, g.step(nil), g.ids["src"], g.ids["dst"], PathOptions{MaxHops: 4}, budget)
+	g.mu.RUnlock()
+	if err != nil || ps.joins != 0 || !ps.joinCut {
+		t.Errorf("%v: %d of %d joins left, cut %v", err, ps.joins, budget, ps.joinCut)
 	}
 
 	// Without a budget, a cancelled call returns promptly with ctx.Err().
