@@ -408,9 +408,9 @@ func cloneRelation(r Relation) Relation {
 // cancelled: ctx is checked between hops, every few thousand relations
 // scanned, every few thousand results sorted, merged or copied, and last
 // before returning, so a call cancelled while it works returns no result.
-// Cost: O(V+E) over the entities and
-// relations reached, plus O(r log r) to sort r results; the read lock is
-// held throughout, so writers wait for the traversal.
+// Cost: O(V+E) over the entities and relations reached, plus O(r log r) to
+// sort r results; the read lock is held throughout, so writers wait for the
+// traversal.
 func (g *InMemoryGraph) GetRelated(ctx context.Context, id string, opts TraverseOptions) ([]ScoredEntity, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

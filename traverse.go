@@ -59,8 +59,8 @@ func TraverseRelated(ctx context.Context, n Neighborhood, start string, opts Tra
 // built, and the pairs of partial paths joined, as WithPathBudget does for
 // InMemoryGraph; 0 or less means DefaultPathBudget. Relations Neighbors
 // reports past the budget, or after ctx is cancelled, are dropped without
-// being kept, but Neighbors is not interrupted: a backend that answers a
-// hop with more relations than the budget bounds its own cost.
+// being kept; Neighbors is not interrupted, so the time a backend spends
+// reporting them is the backend's to bound.
 func TraversePaths(ctx context.Context, n Neighborhood, sourceID, targetID string, opts PathOptions, budget int) (PathResult, error) {
 	if err := ctx.Err(); err != nil {
 		return PathResult{}, err
