@@ -468,14 +468,16 @@ func (s *memStep) expand(ctx context.Context, frontier []int32, dir Direction, l
 	scanned, check := 0, scanCheckEvery
 	for i, u := range frontier {
 		n := &nodes[u]
-		out, in := n.out, n.in
-		if dir == Incoming {
-			out = nil
-		}
-		if dir == Outgoing {
-			in = nil
-		}
-		for _, list := range [2][]adj{out, in} {
+		for d, list := range [2][]adj{n.out, n.in} {
+			if d == 0 && dir == Incoming || d == 1 && dir == Outgoing {
+				continue
+			}
+			if len(list) <= check && len(list) <= limit-scanned {
+				s.scan(i, list, visit) // the whole list, as is usual
+				scanned += len(list)
+				check -= len(list)
+				continue
+			}
 			// Scan in chunks that end at the limit or at the next check of ctx.
 			for len(list) > 0 {
 				if scanned == limit {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -89,10 +90,11 @@ type pathSearch struct {
 	arena, spareArena []int32 // the nodes and relations of candidates; see store
 
 	// State of the level extend is growing, for grow.
-	side  *pathSide
-	th    float64
-	next  []int32
-	visit func(from int, to, rel int32, w float64) // ps.grow, bound once
+	side     *pathSide
+	th       float64
+	next     []int32
+	maxParts int                                      // the most partials side may hold when the level is grown
+	visit    func(from int, to, rel int32, w float64) // ps.grow, bound once
 }
 
 // candidate is a complete path in handles.
@@ -257,6 +259,7 @@ func (ps *pathSearch) extend(ctx context.Context, s *pathSide) error {
 	}
 	ps.front, ps.nodes = front, nodes
 	ps.side, ps.th, ps.next = s, th, s.nextLevel()
+	ps.maxParts = len(s.parts) + min(ps.scans, math.MaxInt32)
 	if ps.visit == nil {
 		ps.visit = ps.grow // allocated once per pathSearch, which graphs reuse
 	}
@@ -293,11 +296,14 @@ func (ps *pathSearch) grow(from int, to, rel int32, w float64) {
 	if score*s.slack < ps.th || s.onPath(pi, to) {
 		return
 	}
-	if len(s.parts) == cap(s.parts) {
+	if len(s.parts) == cap(s.parts) && len(s.parts) >= maxPooledPartials/2 {
 		// Double, where append would grow a large slice by a quarter, so
 		// that a large search allocates about twice what it keeps; but never
-		// past what the rest of the budget can build.
-		s.parts = slices.Grow(s.parts, min(max(len(s.parts), 64), ps.scans))
+		// past what the rest of the budget can build. Smaller searches grow
+		// as append does, so that their buffers stay small enough to pool.
+		grown := make([]partial, len(s.parts), max(min(2*len(s.parts), ps.maxParts), len(s.parts)+1))
+		copy(grown, s.parts)
+		s.parts = grown
 	}
 	s.parts = append(s.parts, partial{node: to, parent: pi, rel: rel, depth: p.depth + 1, score: score, w: w})
 	ps.next = append(ps.next, int32(len(s.parts)-1))
