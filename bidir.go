@@ -18,7 +18,7 @@ import (
 // the sides, it tries at most that many pairs of a forward and a backward
 // partial path. When either runs out the search stops and
 // PathResult.Truncated is set. A search the budget cuts costs O(n log n)
-// time for budget n: at the default, about 0.1 s on one core and 64 MiB
+// time for budget n: at the default, about 0.1 s on one core and 48 MiB
 // allocated when every relation scanned builds a partial path, a few
 // milliseconds when most are dropped (BenchmarkFindPathsHub).
 const DefaultPathBudget = 1 << 19
