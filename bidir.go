@@ -383,10 +383,11 @@ func (ps *pathSearch) join(ctx context.Context, fwd, bwd *pathSide, a, b int) er
 // same order) and the same length, which therefore rank by the forward
 // partial's entity IDs and then relations: the run is sorted that way, and
 // the first simple path that misses the answer ends the run for that
-// backward partial. So ties cost a few pairs per backward partial, not one
-// pair per path: on a bow-tie of m tied halves on each side, O(m) pairs
-// decide among m² tied paths. Score bounds end the scan of backward
-// partials, and of runs, as soon as nothing left can reach the answer.
+// backward partial. Since at most k of them can enter the answer, ties
+// cost at most k+1 simple pairs per backward partial and run, not one pair
+// per path: on a bow-tie of m tied halves on each side, O(k·m) pairs decide
+// among m² tied paths. Score bounds end the scan of backward partials, and
+// of runs, as soon as nothing left can reach the answer.
 func (ps *pathSearch) joinAt(ctx context.Context, fwd, bwd *pathSide, fs, bs []int32) error {
 	for len(fs) > 0 {
 		score := fwd.parts[fs[0]].score
@@ -618,9 +619,9 @@ func toPaths(st stepper, cs []candidate) []Path {
 // Truncated is set and the paths are exact among those explored; with
 // ErrNoPath the result still carries Truncated. Cost: at worst O(d^⌈h/2⌉)
 // partial paths for degree d and h hops, bounded by the budget, plus
-// sorting them; paths that tie with the k-th best cost a few joins per
-// partial path, not one per path, and only the k best paths are ever
-// stored. See DefaultPathBudget for the cost of a search the budget cuts.
+// sorting them; paths that tie with the k-th best cost at most about
+// MaxPaths joins per partial path, not one per path, and only the k best
+// paths are ever stored. See DefaultPathBudget for the cost of a search the budget cuts.
 func (g *InMemoryGraph) FindPaths(ctx context.Context, sourceID, targetID string, opts PathOptions) (PathResult, error) {
 	if err := ctx.Err(); err != nil {
 		return PathResult{}, err
