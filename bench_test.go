@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -409,7 +410,7 @@ func dfsPaths(g *InMemoryGraph, src, dst string, opts PathOptions) []candidate {
 			w       float64
 		}
 		var steps []step
-		_ = st.expand(context.Background(), nodes[len(nodes)-1:], opts.Direction, func(_ int, to, rel int32, w float64) {
+		_, _, _ = st.expand(context.Background(), nodes[len(nodes)-1:], opts.Direction, math.MaxInt, func(_ int, to, rel int32, w float64) {
 			steps = append(steps, step{to, rel, w})
 		})
 		for _, s := range steps {
@@ -499,6 +500,82 @@ func BenchmarkFindPaths(b *testing.B) {
 						})
 					}
 				}
+			})
+		}
+	}
+}
+
+// pathWork runs one search like g.FindPaths and returns the work it did
+// against the graph's path budget: relations scanned, pairs of partial
+// paths joined and partial paths built.
+func pathWork(tb testing.TB, g *InMemoryGraph, src, dst string, opts PathOptions) (scans, joins, partials int, truncated bool) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	ps := new(pathSearch)
+	_, truncated, err := findPaths(context.Background(), ps, g.step(opts.RelationTypes), g.ids[src], g.ids[dst], opts, g.pathBudget)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return g.pathBudget - ps.scans, g.pathBudget - ps.joins, len(ps.fwd.parts) + len(ps.bwd.parts), truncated
+}
+
+// benchPathWork times FindPaths from src to dst on g and reports, beside
+// time and allocations, the work one call does against the path budget
+// (relations scanned, pairs joined, partial paths built), the budget, and
+// whether the budget cut the search (truncated: 1).
+func benchPathWork(b *testing.B, g *InMemoryGraph, src, dst string, opts PathOptions) {
+	ctx := context.Background()
+	scans, joins, partials, truncated := pathWork(b, g, src, dst, opts)
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := g.FindPaths(ctx, src, dst, opts)
+		if err != nil || res.Truncated != truncated {
+			b.Fatalf("FindPaths: truncated %v, %v", res.Truncated, err)
+		}
+	}
+	b.ReportMetric(float64(scans), "scans/op")
+	b.ReportMetric(float64(joins), "joins/op")
+	b.ReportMetric(float64(partials), "partials/op")
+	b.ReportMetric(float64(g.pathBudget), "budget")
+	t := 0.0
+	if truncated {
+		t = 1
+	}
+	b.ReportMetric(t, "truncated")
+}
+
+// BenchmarkFindPathsTies times FindPaths (MaxHops 4, default options) on
+// bow-ties src → m → hub → m → dst whose weights are all 1, so that m²
+// paths tie: the search decides among them in O(m) joins, exactly.
+func BenchmarkFindPathsTies(b *testing.B) {
+	sizes := []int{1_000, 4_000, 16_000, 64_000}
+	if testing.Short() {
+		sizes = sizes[:1]
+	}
+	for _, m := range sizes {
+		es, rs := bowTie(m, one(1))
+		b.Run(fmt.Sprintf("entities=%s/relations=%s", shortCount(len(es)/1000*1000), shortCount(len(rs))), func(b *testing.B) {
+			benchPathWork(b, buildGraph(b, es, rs), "src", "dst", PathOptions{MaxHops: 4})
+		})
+	}
+}
+
+// BenchmarkFindPathsHub times FindPaths (MaxHops 10) through a hub: 2,000
+// two-hop paths lead into an entity with fan relations. Growing the 2,000
+// partial paths would scan 2,000·fan relations; the budget cuts the scan.
+// With weight=0.5 every relation scanned is dropped (three direct paths
+// score higher), with weight=1 each builds a partial path: the worst case
+// of a search the budget cuts.
+func BenchmarkFindPathsHub(b *testing.B) {
+	fans := []int{10_000, 100_000, 1_000_000}
+	if testing.Short() {
+		fans = fans[:1]
+	}
+	for _, fan := range fans {
+		for _, w := range []float64{0.5, 1} {
+			es, rs := giantHub(2_000, fan, w)
+			b.Run(fmt.Sprintf("paths=2k/fan=%s/weight=%v", shortCount(fan), w), func(b *testing.B) {
+				benchPathWork(b, buildGraph(b, es, rs), "src", "dst", PathOptions{MaxHops: 10})
 			})
 		}
 	}

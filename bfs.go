@@ -22,7 +22,14 @@ type stepper interface {
 	// frontier in direction dir and passes the stepper's relation-type
 	// filter: from is the index in frontier, to the handle of the entity at
 	// the relation's other end, rel the relation's handle and w its weight.
-	expand(ctx context.Context, frontier []int32, dir Direction, visit func(from int, to, rel int32, w float64)) error
+	// An entity that appears at several indexes of frontier has its
+	// relations visited once for each.
+	//
+	// It scans at most limit relations, counting those the type filter
+	// drops where it sees them, and returns how many it scanned and whether
+	// it stopped at limit with relations left. It checks ctx at least every
+	// scanCheckEvery relations and returns ctx.Err() when it is cancelled.
+	expand(ctx context.Context, frontier []int32, dir Direction, limit int, visit func(from int, to, rel int32, w float64)) (scanned int, cut bool, err error)
 	// id returns the entity ID behind node handle n.
 	id(n int32) string
 	// compareRels orders relation handles by relation key.
@@ -35,6 +42,10 @@ type stepper interface {
 	// ranked, so that a backend can fetch them in one request.
 	prepare(ctx context.Context, ranked []rankedNode) error
 }
+
+// scanCheckEvery is how many relations a traversal scans between two checks
+// of its context.
+const scanCheckEvery = 1 << 12
 
 // traversal is scratch space for one traversal at a time, indexed by node
 // handle and reused across calls so that a call allocates in proportion to
@@ -136,7 +147,7 @@ func getRelated(ctx context.Context, st stepper, t *traversal, start int32, opts
 		hop++
 		cur := base + uint32(hop)
 		next = next[:0]
-		err := st.expand(ctx, level, opts.Direction, func(from int, to, rel int32, w float64) {
+		_, _, err := st.expand(ctx, level, opts.Direction, math.MaxInt, func(from int, to, rel int32, w float64) {
 			if int(to) >= len(t.stamp) {
 				t.grow(int(to) + 1)
 			}
@@ -162,18 +173,26 @@ func getRelated(ctx context.Context, st stepper, t *traversal, start int32, opts
 		if c := opts.MaxNodesPerHop; c > 0 && len(next) > c {
 			// The entities cut here keep their stamp, so later hops treat
 			// them as visited.
-			slices.SortFunc(next, func(a, b int32) int {
+			err := sortCtx(ctx, next, func(a, b int32) int {
 				if c := cmp.Compare(t.score[b], t.score[a]); c != 0 {
 					return c
 				}
 				return strings.Compare(st.id(a), st.id(b))
 			})
+			if err != nil {
+				t.end(hop)
+				return nil, err
+			}
 			next = next[:c]
 		}
 		reached = append(reached, next...)
 		level, next = next, level
 	}
 	t.level, t.next, t.reached = level, next, reached
+	if err := ctx.Err(); err != nil {
+		t.end(hop)
+		return nil, err
+	}
 
 	// Order the result: score descending, hops ascending, ID ascending. The
 	// keys are gathered first so that the sort reads them sequentially.
@@ -181,7 +200,8 @@ func getRelated(ctx context.Context, st stepper, t *traversal, start int32, opts
 	for _, v := range reached {
 		ranked = append(ranked, rankedNode{score: t.score[v], hop: t.stamp[v] - base, n: v})
 	}
-	slices.SortFunc(ranked, func(a, b rankedNode) int {
+	t.ranked = ranked
+	err := sortCtx(ctx, ranked, func(a, b rankedNode) int {
 		switch {
 		case a.score > b.score:
 			return -1
@@ -192,17 +212,94 @@ func getRelated(ctx context.Context, st stepper, t *traversal, start int32, opts
 		}
 		return strings.Compare(st.id(a.n), st.id(b.n))
 	})
+	if err != nil {
+		t.end(hop)
+		return nil, err
+	}
 	if opts.Limit > 0 && len(ranked) > opts.Limit {
 		ranked = ranked[:opts.Limit]
 	}
-	t.ranked = ranked
 	if err := st.prepare(ctx, ranked); err != nil {
 		t.end(hop)
 		return nil, err
 	}
-	out := t.materialize(st, start, ranked)
+	out, err := t.materialize(ctx, st, start, ranked)
 	t.end(hop)
+	if err != nil {
+		return nil, err
+	}
+	// A call cancelled while it finished its answer still fails.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// sortChunk is how many elements sortCtx sorts, or merges, between two
+// checks of its context.
+const sortChunk = 1 << 14
+
+// sortCtx sorts xs by cmp like slices.SortFunc, checking ctx every
+// sortChunk elements sorted or merged; it returns ctx.Err(), leaving xs in
+// some order, when ctx is cancelled. Up to sortChunk elements it is
+// slices.SortFunc. Beyond, it sorts chunks of sortChunk elements and merges
+// them bottom-up through a buffer as long as xs: the same O(n log n)
+// comparisons, interruptible.
+func sortCtx[E any](ctx context.Context, xs []E, cmp func(a, b E) int) error {
+	n := len(xs)
+	if n <= sortChunk {
+		slices.SortFunc(xs, cmp)
+		return nil
+	}
+	for lo := 0; lo < n; lo += sortChunk {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		slices.SortFunc(xs[lo:min(lo+sortChunk, n)], cmp)
+	}
+	src, dst := xs, make([]E, n)
+	for width := sortChunk; width < n; width *= 2 {
+		for lo := 0; lo < n; lo += 2 * width {
+			mid, hi := min(lo+width, n), min(lo+2*width, n)
+			if err := mergeCtx(ctx, dst[lo:hi], src[lo:mid], src[mid:hi], cmp); err != nil {
+				return err
+			}
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &xs[0] {
+		copy(xs, src)
+	}
+	return nil
+}
+
+// mergeCtx merges the sorted runs a and b into out (len(a)+len(b) long),
+// taking from a on ties, and checks ctx every sortChunk elements.
+func mergeCtx[E any](ctx context.Context, out, a, b []E, cmp func(a, b E) int) error {
+	if len(a) > 0 && len(b) > 0 && cmp(a[len(a)-1], b[0]) <= 0 {
+		// Already in order, as often when the input was nearly sorted.
+		copy(out[copy(out, a):], b)
+		return nil
+	}
+	i, j, k := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		if k&(sortChunk-1) == sortChunk-1 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if cmp(b[j], a[i]) < 0 {
+			out[k] = b[j]
+			j++
+		} else {
+			out[k] = a[i]
+			i++
+		}
+		k++
+	}
+	k += copy(out[k:], a[i:])
+	copy(out[k:], b[j:])
+	return nil
 }
 
 // rankedNode is a reached entity with its sort keys.
@@ -233,16 +330,21 @@ func (t *traversal) better(st stepper, score float64, u, rel, v int32) bool {
 	return strings.Compare(st.id(u), st.id(p)) < 0
 }
 
-// materialize builds the results for the ranked handles, in order.
+// materializeCheckEvery is how many results materialize builds between two
+// checks of its context.
+const materializeCheckEvery = 1 << 12
+
+// materialize builds the results for the ranked handles, in order, and
+// returns ctx.Err() if ctx is cancelled meanwhile.
 //
 // A path's parent always ranks before it (its score is at least as high and
 // it has fewer hops), so each result copies its parent's path and relations
 // and appends one step, instead of walking the parent chain through the
 // graph. All paths share two backing arrays, each result's slices capped so
 // that an append by the caller cannot write into a neighbour's path.
-func (t *traversal) materialize(st stepper, start int32, ranked []rankedNode) []ScoredEntity {
+func (t *traversal) materialize(ctx context.Context, st stepper, start int32, ranked []rankedNode) ([]ScoredEntity, error) {
 	if len(ranked) == 0 {
-		return nil
+		return nil, nil
 	}
 	hops := 0
 	for _, r := range ranked {
@@ -253,6 +355,11 @@ func (t *traversal) materialize(st stepper, start int32, ranked []rankedNode) []
 	out := make([]ScoredEntity, len(ranked))
 	startID := st.id(start)
 	for i, r := range ranked {
+		if i&(materializeCheckEvery-1) == materializeCheckEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		k, v := int(r.hop), r.n
 		path, prs := ids[:k+1:k+1], rels[:k:k]
 		ids, rels = ids[k+1:], rels[k:]
@@ -270,7 +377,7 @@ func (t *traversal) materialize(st stepper, start int32, ranked []rankedNode) []
 		t.pos[v] = int32(i)
 		out[i] = ScoredEntity{Entity: st.entity(v), Score: r.score, Path: path, Relations: prs}
 	}
-	return out
+	return out, nil
 }
 
 // cloneRelation returns r with its own copies of its map and slice.
@@ -298,9 +405,12 @@ func cloneRelation(r Relation) Relation {
 //
 // It returns an error wrapping ErrNotFound when the start does not exist, one
 // wrapping ErrInvalidArgument for invalid options, and ctx.Err() when ctx is
-// cancelled (checked between hops). Cost: O(V+E) over the entities and
-// relations reached, plus O(r log r) to sort r results; the read lock is
-// held throughout, so writers wait for the traversal.
+// cancelled: ctx is checked between hops, every few thousand relations
+// scanned, every few thousand results sorted, merged or copied, and last
+// before returning, so a call cancelled while it works returns no result.
+// Cost: O(V+E) over the entities and relations reached, plus O(r log r) to
+// sort r results; the read lock is held throughout, so writers wait for the
+// traversal.
 func (g *InMemoryGraph) GetRelated(ctx context.Context, id string, opts TraverseOptions) ([]ScoredEntity, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -354,20 +464,45 @@ func (g *InMemoryGraph) step(types []string) *memStep {
 }
 
 // expand reports, under Both, a self-loop once: from the out list.
-func (s *memStep) expand(_ context.Context, frontier []int32, dir Direction, visit func(int, int32, int32, float64)) error {
+func (s *memStep) expand(ctx context.Context, frontier []int32, dir Direction, limit int, visit func(int, int32, int32, float64)) (int, bool, error) {
 	nodes := s.g.nodes
+	scanned, check := 0, scanCheckEvery
 	for i, u := range frontier {
 		n := &nodes[u]
-		if dir != Incoming {
-			s.scan(i, n.out, -1, visit)
-		}
-		if dir == Incoming {
-			s.scan(i, n.in, -1, visit)
-		} else if dir == Both {
-			s.scan(i, n.in, u, visit)
+		for d, list := range [2][]adj{n.out, n.in} {
+			if d == 0 && dir == Incoming || d == 1 && dir == Outgoing {
+				continue
+			}
+			skip := int32(-1)
+			if d == 1 && dir == Both {
+				skip = u // a self-loop, reported from the out list
+			}
+			if len(list) <= check && len(list) <= limit-scanned {
+				s.scan(i, list, skip, visit) // the whole list, as is usual
+				scanned += len(list)
+				check -= len(list)
+				continue
+			}
+			// Scan in chunks that end at the limit or at the next check of ctx.
+			for len(list) > 0 {
+				if scanned == limit {
+					return scanned, true, nil
+				}
+				if check == 0 {
+					if err := ctx.Err(); err != nil {
+						return scanned, false, err
+					}
+					check = scanCheckEvery
+				}
+				c := min(len(list), limit-scanned, check)
+				s.scan(i, list[:c], skip, visit)
+				list = list[c:]
+				scanned += c
+				check -= c
+			}
 		}
 	}
-	return nil
+	return scanned, false, nil
 }
 
 // scan visits the relations of list, except those leading to skip.
@@ -408,25 +543,29 @@ func (s *memStep) compareRels(a, b int32) int {
 
 // The walk search's extra access (walk.go).
 
-// expandTyped is expand reporting each relation's type and direction.
-func (s *memStep) expandTyped(_ context.Context, frontier []int32, dir Direction, visit func(int, int32, int32, int32, float64, bool)) error {
+// expandTyped is expand reporting each relation's type and direction,
+// with no limit; it checks ctx every scanCheckEvery relations.
+func (s *memStep) expandTyped(ctx context.Context, frontier []int32, dir Direction, visit func(int, int32, int32, int32, float64, bool)) error {
 	nodes, rels := s.g.nodes, s.g.rels
+	check := scanCheckEvery
 	for i, u := range frontier {
 		n := &nodes[u]
-		if dir != Incoming {
-			for _, a := range n.out {
-				if t := rels[a.rel].typ; s.filter == nil || s.filter[t] {
-					visit(i, a.to, a.rel, t, a.w, false)
-				}
+		for d, list := range [2][]adj{n.out, n.in} {
+			if d == 0 && dir == Incoming || d == 1 && dir == Outgoing {
+				continue
 			}
-		}
-		if dir != Outgoing {
-			for _, a := range n.in {
-				if a.to == u && dir == Both {
+			for _, a := range list {
+				if check--; check == 0 {
+					if err := ctx.Err(); err != nil {
+						return err
+					}
+					check = scanCheckEvery
+				}
+				if d == 1 && a.to == u && dir == Both {
 					continue // a self-loop, reported from the out list
 				}
 				if t := rels[a.rel].typ; s.filter == nil || s.filter[t] {
-					visit(i, a.to, a.rel, t, a.w, a.to != u)
+					visit(i, a.to, a.rel, t, a.w, d == 1 && a.to != u)
 				}
 			}
 		}

@@ -4,20 +4,36 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
 
-// DefaultPathBudget is how many partial paths one FindPaths call may build,
-// over both sides of the search together, unless WithPathBudget says
-// otherwise. A partial path costs 32 bytes, so the default bounds a call's
-// working memory to about 16 MiB. When the budget runs out the search stops
-// growing and PathResult.Truncated is set.
+// DefaultPathBudget bounds the work of one FindPaths call unless
+// WithPathBudget says otherwise. Growing the two sides of its search, the
+// call scans at most that many relations, counting those the type filter
+// drops and counting an entity's relations once for each partial path
+// grown from it; each relation scanned adds at most one partial path of 32
+// bytes, so at the default the partial paths take at most 16 MiB. Joining
+// the sides, it tries at most that many pairs of a forward and a backward
+// partial path. When either runs out the search stops and
+// PathResult.Truncated is set. A search the budget cuts costs O(n log n)
+// time for budget n: at the default, about 0.1 s on one core and 48 MiB
+// allocated when every relation scanned builds a partial path, a few
+// milliseconds when most are dropped (BenchmarkFindPathsHub).
 const DefaultPathBudget = 1 << 19
 
 // maxPooledPartials is the most partial paths a graph keeps buffers for
-// between FindPaths calls (2 MiB).
-const maxPooledPartials = 1 << 16
+// between FindPaths calls (2 MiB), and maxPooledArena the most handles of
+// candidate paths (256 KiB).
+const (
+	maxPooledPartials = 1 << 16
+	maxPooledArena    = 1 << 16
+)
+
+// joinCheckEvery is how many pairs of partial paths a join tries between
+// two checks of its context.
+const joinCheckEvery = 1 << 10
 
 // defaultMaxPaths is PathOptions.MaxPaths when it is 0.
 const defaultMaxPaths = 3
@@ -27,8 +43,10 @@ const defaultMaxPaths = 3
 // answer. Exact scores decide the answer; bounds only skip work.
 const pathSlack = 1 + 1e-9
 
-// WithPathBudget sets how many partial paths one FindPaths call may build
-// (see DefaultPathBudget). n <= 0 means the default.
+// WithPathBudget sets the work one FindPaths call may do: how many
+// relations it may scan, and so how many partial paths it may build, and
+// how many pairs of partial paths it may try to join (see
+// DefaultPathBudget). n <= 0 means the default.
 func WithPathBudget(n int) Option {
 	return optionFunc(func(c *graphConfig) { c.pathBudget = n })
 }
@@ -57,21 +75,26 @@ type pathSearch struct {
 	st        stepper
 	k         int
 	cap       int
-	budget    int
+	scans     int  // relations the search may still scan while growing its sides
+	joins     int  // pairs of partial paths the search may still try to join
+	joinCut   bool // the join budget ran out: the search stops
 	truncated bool
+	ticks     int         // joins tried since ctx was last checked
 	best      []candidate // best first, at most k
 
-	fwd, bwd           pathSide
-	front, nodes       []int32 // scratch for extend
-	fwdNodes, bwdNodes []int32 // scratch for offer
-	fwdRels, bwdRels   []int32
-	arena              []int32 // the nodes and relations of candidates
+	fwd, bwd          pathSide
+	front, nodes      []int32 // scratch for extend
+	pathNodes         []int32 // scratch for offer: the path on offer
+	pathRels          []int32
+	chainX, chainY    []int32 // scratch for comparePartials
+	arena, spareArena []int32 // the nodes and relations of candidates; see store
 
 	// State of the level extend is growing, for grow.
-	side  *pathSide
-	th    float64
-	next  []int32
-	visit func(from int, to, rel int32, w float64) // ps.grow, bound once
+	side     *pathSide
+	th       float64
+	next     []int32
+	maxParts int                                      // the most partials side may hold when the level is grown
+	visit    func(from int, to, rel int32, w float64) // ps.grow, bound once
 }
 
 // candidate is a complete path in handles.
@@ -118,7 +141,8 @@ func validatePathOptions(opts *PathOptions) error {
 // are at most 1) and is not grown.
 // ps is scratch space from an earlier call or new; findPaths resets it.
 func findPaths(ctx context.Context, ps *pathSearch, st stepper, src, dst int32, opts PathOptions, budget int) ([]candidate, bool, error) {
-	ps.st, ps.k, ps.cap, ps.budget, ps.truncated = st, opts.MaxPaths, opts.MaxNodesPerHop, budget, false
+	ps.st, ps.k, ps.cap, ps.scans, ps.truncated = st, opts.MaxPaths, opts.MaxNodesPerHop, budget, false
+	ps.joins, ps.joinCut, ps.ticks = budget, false, 0
 	ps.best = ps.best[:0]
 	ps.arena = ps.arena[:0]
 	if ps.k == 0 {
@@ -138,8 +162,10 @@ func findPaths(ctx context.Context, ps *pathSearch, st stepper, src, dst int32, 
 		if len(fwd.levels[a]) == 0 {
 			break
 		}
-		ps.join(fwd, bwd, a, a-1)
-		if a > bwdDepth {
+		if err := ps.join(ctx, fwd, bwd, a, a-1); err != nil {
+			return nil, false, err
+		}
+		if a > bwdDepth || ps.joinCut {
 			break
 		}
 		if err := ctx.Err(); err != nil {
@@ -151,7 +177,16 @@ func findPaths(ctx context.Context, ps *pathSearch, st stepper, src, dst int32, 
 		if len(bwd.levels[a]) == 0 {
 			break
 		}
-		ps.join(fwd, bwd, a, a)
+		if err := ps.join(ctx, fwd, bwd, a, a); err != nil {
+			return nil, false, err
+		}
+		if ps.joinCut {
+			break
+		}
+	}
+	// A call cancelled while it finished its last level still fails.
+	if err := ctx.Err(); err != nil {
+		return nil, false, err
 	}
 	return ps.best, ps.truncated, nil
 }
@@ -183,20 +218,40 @@ func (ps *pathSearch) extend(ctx context.Context, s *pathSide) error {
 			front = append(front, i)
 		}
 	}
+	if ps.scans == 0 && len(front) > 0 {
+		// The budget is spent: nothing can grow, so skip the sorting.
+		ps.truncated = true
+		s.levels = append(s.levels, s.nextLevel())
+		return nil
+	}
 	// Best partial scores first, so that the cap and the budget keep the
-	// most promising ones.
-	slices.SortFunc(front, func(a, b int32) int {
-		pa, pb := &s.parts[a], &s.parts[b]
-		if c := cmp.Compare(pb.score, pa.score); c != 0 {
-			return c
-		}
-		if pa.node != pb.node {
-			return strings.Compare(ps.st.id(pa.node), ps.st.id(pb.node))
-		}
-		return cmp.Compare(a, b)
-	})
+	// most promising ones. The cap keeps entities, ties broken by ID so that
+	// every backend keeps the same ones; without a cap, the order among
+	// equal scores matters only to a search that the budget cuts, and node
+	// handles break ties without comparing strings.
 	if ps.cap > 0 {
+		slices.SortFunc(front, func(a, b int32) int {
+			pa, pb := &s.parts[a], &s.parts[b]
+			if c := cmp.Compare(pb.score, pa.score); c != 0 {
+				return c
+			}
+			if pa.node != pb.node {
+				return strings.Compare(ps.st.id(pa.node), ps.st.id(pb.node))
+			}
+			return cmp.Compare(a, b)
+		})
 		front = ps.capFront(s, front)
+	} else {
+		slices.SortFunc(front, func(a, b int32) int {
+			pa, pb := &s.parts[a], &s.parts[b]
+			if c := cmp.Compare(pb.score, pa.score); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(pa.node, pb.node); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
 	}
 	nodes := ps.nodes[:0]
 	for _, pi := range front {
@@ -204,14 +259,19 @@ func (ps *pathSearch) extend(ctx context.Context, s *pathSide) error {
 	}
 	ps.front, ps.nodes = front, nodes
 	ps.side, ps.th, ps.next = s, th, s.nextLevel()
+	ps.maxParts = len(s.parts) + min(ps.scans, math.MaxInt32)
 	if ps.visit == nil {
 		ps.visit = ps.grow // allocated once per pathSearch, which graphs reuse
 	}
-	err := ps.st.expand(ctx, nodes, s.dir, ps.visit)
+	scanned, cut, err := ps.st.expand(ctx, nodes, s.dir, ps.scans, ps.visit)
 	next := ps.next
 	ps.side, ps.next = nil, nil
 	if err != nil {
 		return err
+	}
+	ps.scans -= scanned
+	if cut {
+		ps.truncated = true
 	}
 	slices.SortFunc(next, func(a, b int32) int {
 		pa, pb := &s.parts[a], &s.parts[b]
@@ -226,7 +286,8 @@ func (ps *pathSearch) extend(ctx context.Context, s *pathSide) error {
 
 // grow is extend's visitor: it offers the partial front[from] extended by
 // relation rel to entity to, and keeps it in ps.next unless it repeats an
-// entity, scores below the bar, or the budget is spent.
+// entity or scores below the bar. Each call follows a relation scanned
+// within the budget, so the budget bounds the partials built too.
 func (ps *pathSearch) grow(from int, to, rel int32, w float64) {
 	s := ps.side
 	pi := ps.front[from]
@@ -235,11 +296,15 @@ func (ps *pathSearch) grow(from int, to, rel int32, w float64) {
 	if score*s.slack < ps.th || s.onPath(pi, to) {
 		return
 	}
-	if ps.budget <= 0 {
-		ps.truncated = true
-		return
+	if len(s.parts) == cap(s.parts) && len(s.parts) >= maxPooledPartials/2 {
+		// Double, where append would grow a large slice by a quarter, so
+		// that a large search allocates about twice what it keeps; but never
+		// past what the rest of the budget can build. Smaller searches grow
+		// as append does, so that their buffers stay small enough to pool.
+		grown := make([]partial, len(s.parts), max(min(2*len(s.parts), ps.maxParts), len(s.parts)+1))
+		copy(grown, s.parts)
+		s.parts = grown
 	}
-	ps.budget--
 	s.parts = append(s.parts, partial{node: to, parent: pi, rel: rel, depth: p.depth + 1, score: score, w: w})
 	ps.next = append(ps.next, int32(len(s.parts)-1))
 }
@@ -273,11 +338,15 @@ func (s *pathSide) onPath(pi, n int32) bool {
 	return false
 }
 
-// join offers every simple path made of a forward partial of depth a and a
-// backward partial of depth b that meet at the same entity. Both levels are
-// sorted by node, then score descending, so a merge walks matching groups
-// and stops a group as soon as the bound falls below the threshold.
-func (ps *pathSearch) join(fwd, bwd *pathSide, a, b int) {
+// join offers the simple paths made of a forward partial of depth a and a
+// backward partial of depth b that meet at the same entity, as far as they
+// can still enter the answer. Both levels are sorted by node, then score
+// descending, so a merge walks the groups of partials that end at the same
+// entity; see joinAt for the work within a group. Each pair tried costs one
+// unit of the join budget; when it runs out, join sets ps.joinCut and
+// ps.truncated and returns. A cancelled ctx is noticed within
+// joinCheckEvery pairs.
+func (ps *pathSearch) join(ctx context.Context, fwd, bwd *pathSide, a, b int) error {
 	fl, bl := fwd.levels[a], bwd.levels[b]
 	i, j := 0, 0
 	for i < len(fl) && j < len(bl) {
@@ -297,64 +366,171 @@ func (ps *pathSearch) join(fwd, bwd *pathSide, a, b int) {
 		for jEnd < len(bl) && bwd.parts[bl[jEnd]].node == n {
 			jEnd++
 		}
-		for _, fi := range fl[i:iEnd] {
-			fs := fwd.parts[fi].score
-			if fs*bwd.parts[bl[j]].score*pathSlack < ps.threshold() {
-				break
-			}
-			for _, bi := range bl[j:jEnd] {
-				if fs*bwd.parts[bi].score*pathSlack < ps.threshold() {
-					break
-				}
-				ps.offer(fwd, bwd, fi, bi)
-			}
+		if err := ps.joinAt(ctx, fwd, bwd, fl[i:iEnd], bl[j:jEnd]); err != nil || ps.joinCut {
+			return err
 		}
 		i, j = iEnd, jEnd
 	}
+	return nil
 }
+
+// joinAt offers the pairs of forward partials fs and backward partials bs,
+// which all end at the same entity and are sorted by score descending.
+//
+// Forward partials are taken in runs of equal score. Joined to the same
+// backward partial, the members of a run make paths of exactly the same
+// score (the backward weights are multiplied onto the same number in the
+// same order) and the same length, which therefore rank by the forward
+// partial's entity IDs and then relations: the run is sorted that way, and
+// the first simple path that misses the answer ends the run for that
+// backward partial. Since at most k of them can enter the answer, ties
+// cost at most k+1 simple pairs per backward partial and run, not one pair
+// per path: on a bow-tie of m tied halves on each side, O(k·m) pairs decide
+// among m² tied paths. Score bounds end the scan of backward partials, and
+// of runs, as soon as nothing left can reach the answer.
+func (ps *pathSearch) joinAt(ctx context.Context, fwd, bwd *pathSide, fs, bs []int32) error {
+	for len(fs) > 0 {
+		score := fwd.parts[fs[0]].score
+		if score*bwd.parts[bs[0]].score*pathSlack < ps.threshold() {
+			return nil
+		}
+		r := 1
+		for r < len(fs) && fwd.parts[fs[r]].score == score {
+			r++
+		}
+		run := fs[:r]
+		fs = fs[r:]
+		if len(run) > 1 {
+			slices.SortFunc(run, func(x, y int32) int { return ps.comparePartials(fwd, x, y) })
+		}
+		for _, bi := range bs {
+			if score*bwd.parts[bi].score*pathSlack < ps.threshold() {
+				break
+			}
+			for _, fi := range run {
+				if ps.joins <= 0 {
+					ps.joinCut, ps.truncated = true, true
+					return nil
+				}
+				ps.joins--
+				if ps.ticks++; ps.ticks == joinCheckEvery {
+					ps.ticks = 0
+					if err := ctx.Err(); err != nil {
+						return err
+					}
+				}
+				if ps.offer(fwd, bwd, fi, bi) == offerMissed {
+					break
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// comparePartials orders partials x and y of side s, which have the same
+// depth, by their entity IDs from the root, then by their relation keys.
+func (ps *pathSearch) comparePartials(s *pathSide, x, y int32) int {
+	cx, cy := ps.chainX[:0], ps.chainY[:0]
+	for ; x >= 0; x, y = s.parts[x].parent, s.parts[y].parent {
+		cx, cy = append(cx, x), append(cy, y)
+	}
+	ps.chainX, ps.chainY = cx, cy
+	// cx[len-1] is the root, shared.
+	for i := len(cx) - 2; i >= 0; i-- {
+		if nx, ny := s.parts[cx[i]].node, s.parts[cy[i]].node; nx != ny {
+			return strings.Compare(ps.st.id(nx), ps.st.id(ny))
+		}
+	}
+	for i := len(cx) - 2; i >= 0; i-- {
+		if rx, ry := s.parts[cx[i]].rel, s.parts[cy[i]].rel; rx != ry {
+			return ps.st.compareRels(rx, ry)
+		}
+	}
+	return 0
+}
+
+// offerOutcome is what became of a pair of partials offered as a path.
+type offerOutcome uint8
+
+const (
+	offerKept      offerOutcome = iota // the path entered the answer
+	offerMissed                        // a simple path that does not beat the k-th best
+	offerNotSimple                     // the halves share an entity besides the meeting one
+)
 
 // offer joins forward partial fi and backward partial bi, which end at the
 // same entity, and keeps the path if it is simple and among the k best.
-func (ps *pathSearch) offer(fwd, bwd *pathSide, fi, bi int32) {
-	fn, fr := ps.fwdNodes[:0], ps.fwdRels[:0]
-	for p := fi; p >= 0; p = fwd.parts[p].parent {
-		fn = append(fn, fwd.parts[p].node)
-		if p > 0 {
-			fr = append(fr, fwd.parts[p].rel)
+// The path is built in scratch space and compared with the k-th best
+// before anything is stored: a path that misses costs no memory.
+func (ps *pathSearch) offer(fwd, bwd *pathSide, fi, bi int32) offerOutcome {
+	a, b := int(fwd.parts[fi].depth), int(bwd.parts[bi].depth)
+	nodes := slices.Grow(ps.pathNodes[:0], a+b+1)[:a+b+1]
+	rels := slices.Grow(ps.pathRels[:0], a+b)[:a+b]
+	ps.pathNodes, ps.pathRels = nodes, rels
+	p := fi
+	for i := a; i >= 0; i-- {
+		nodes[i] = fwd.parts[p].node
+		if i > 0 {
+			rels[i-1] = fwd.parts[p].rel
 		}
+		p = fwd.parts[p].parent
 	}
-	slices.Reverse(fn)
-	slices.Reverse(fr)
+	// The backward partial runs from the meeting entity to the target, in
+	// walking order; its weights multiply the forward score in that order.
 	score := fwd.parts[fi].score
-	bn, br := ps.bwdNodes[:0], ps.bwdRels[:0]
-	for p := bwd.parts[bi].parent; p >= 0; p = bwd.parts[p].parent {
-		bn = append(bn, bwd.parts[p].node)
-	}
-	for p := bi; p > 0; p = bwd.parts[p].parent {
-		br = append(br, bwd.parts[p].rel)
+	p = bi
+	for i := a; i < a+b; i++ {
+		rels[i] = bwd.parts[p].rel
 		score *= bwd.parts[p].w
+		p = bwd.parts[p].parent
+		nodes[i+1] = bwd.parts[p].node
 	}
-	ps.fwdNodes, ps.fwdRels, ps.bwdNodes, ps.bwdRels = fn, fr, bn, br
-	for _, x := range bn {
-		if slices.Contains(fn, x) {
-			return
+	for _, x := range nodes[a+1:] {
+		if slices.Contains(nodes[:a+1], x) {
+			return offerNotSimple
 		}
 	}
-	if len(ps.best) == ps.k && score < ps.threshold() {
-		return
+	c := candidate{nodes: nodes, rels: rels, score: score}
+	if len(ps.best) == ps.k && ps.compare(c, ps.best[ps.k-1]) >= 0 {
+		return offerMissed
 	}
-	// Candidates live in one arena per call: entries of candidates that
-	// drop out are simply not reused, and the arena's earlier backing arrays
-	// stay valid when it grows.
-	start := len(ps.arena)
-	ps.arena = append(append(ps.arena, fn...), bn...)
-	mid := len(ps.arena)
-	ps.arena = append(append(ps.arena, fr...), br...)
-	ps.consider(candidate{
-		nodes: ps.arena[start:mid:mid],
-		rels:  ps.arena[mid:len(ps.arena):len(ps.arena)],
-		score: score,
-	})
+	ps.consider(ps.store(c))
+	return offerKept
+}
+
+// store copies c's handles into the arena and returns c pointing at the
+// copy. The arena holds the candidates of one call; entries of candidates
+// that dropped out are not reused, but when the arena is full and mostly
+// such garbage, the live candidates move to the spare arena, which becomes
+// the arena. Earlier backing arrays stay valid when the arena grows.
+func (ps *pathSearch) store(c candidate) candidate {
+	need := len(c.nodes) + len(c.rels)
+	if len(ps.arena)+need > cap(ps.arena) {
+		live := need
+		for _, b := range ps.best {
+			live += len(b.nodes) + len(b.rels)
+		}
+		if 2*live <= len(ps.arena) {
+			moved := ps.spareArena[:0]
+			for i := range ps.best {
+				ps.best[i], moved = copyCandidate(moved, ps.best[i])
+			}
+			ps.arena, ps.spareArena = moved, ps.arena[:0]
+		}
+	}
+	c, ps.arena = copyCandidate(ps.arena, c)
+	return c
+}
+
+// copyCandidate appends c's handles to arena and returns c pointing at the
+// copy, its slices capped so that later appends never write into them.
+func copyCandidate(arena []int32, c candidate) (candidate, []int32) {
+	start := len(arena)
+	arena = append(append(arena, c.nodes...), c.rels...)
+	mid := start + len(c.nodes)
+	c.nodes, c.rels = arena[start:mid:mid], arena[mid:len(arena):len(arena)]
+	return c, arena
 }
 
 // consider keeps c if it is among the k best paths seen.
@@ -429,17 +605,23 @@ func toPaths(st stepper, cs []candidate) []Path {
 // there is no path, the error wraps ErrNoPath and names both IDs; FindPaths
 // never answers with neighbours in place of a path. Unknown IDs return
 // ErrNotFound; invalid options return ErrInvalidArgument; a cancelled ctx
-// returns ctx.Err() (checked between hops).
+// returns ctx.Err(), also when the search had finished; ctx is checked
+// between hops, every few thousand relations scanned and every thousand
+// pairs of partial paths joined.
 //
 // The search meets in the middle: ⌈MaxHops/2⌉ hops forward from the source
 // and ⌊MaxHops/2⌋ backward from the target, pruning partial paths that can
 // no longer reach the k-th best score. opts.MaxNodesPerHop caps how many
 // entities each side grows per hop, best partial scores first, and the graph's
-// path budget (DefaultPathBudget unless WithPathBudget) caps how many partial
-// paths a call builds. When either cut the search, Truncated is set and the
-// paths are exact among those explored; with ErrNoPath the result still
-// carries Truncated. Cost: at worst O(d^⌈h/2⌉) partial paths for degree d
-// and h hops, bounded by the budget.
+// path budget (DefaultPathBudget unless WithPathBudget) caps how many
+// relations a call scans, and with them the partial paths it builds, and
+// how many pairs of partial paths it joins. When either cut the search,
+// Truncated is set and the paths are exact among those explored; with
+// ErrNoPath the result still carries Truncated. Cost: at worst O(d^⌈h/2⌉)
+// partial paths for degree d and h hops, bounded by the budget, plus
+// sorting them; paths that tie with the k-th best cost at most about
+// MaxPaths joins per partial path, not one per path, and only the k best
+// paths are ever stored. See DefaultPathBudget for the cost of a search the budget cuts.
 func (g *InMemoryGraph) FindPaths(ctx context.Context, sourceID, targetID string, opts PathOptions) (PathResult, error) {
 	if err := ctx.Err(); err != nil {
 		return PathResult{}, err
@@ -468,7 +650,7 @@ func (g *InMemoryGraph) FindPaths(ctx context.Context, sourceID, targetID string
 	}
 	defer func() {
 		// Keep small scratch for the next call; let a large search's go.
-		if cap(ps.fwd.parts)+cap(ps.bwd.parts) <= maxPooledPartials {
+		if cap(ps.fwd.parts)+cap(ps.bwd.parts) <= maxPooledPartials && cap(ps.arena)+cap(ps.spareArena) <= maxPooledArena {
 			g.pathScratch.Put(ps)
 		}
 	}()

@@ -59,7 +59,8 @@
 // [ErrLocked] when another Open holds a durable graph's files, and
 // [ErrJournal] when a durable graph cannot write its journal. A write that
 // fails leaves the graph exactly as it was. A cancelled context makes a
-// method return ctx.Err(); traversals check it between hops.
+// method return ctx.Err(); traversals check it between hops and every few
+// thousand relations they scan.
 //
 // # Persistence
 //
@@ -78,7 +79,8 @@
 // O(V+E) over what it reaches, never a scan of the whole graph; building the
 // answer (paths, relation and entity copies) is most of its cost, so pass
 // TraverseOptions.Limit when you need the best few. FindPaths meets in the
-// middle and prunes by score. A graph holds about 180 bytes per entity and
+// middle and prunes by score; a path budget bounds the relations it scans
+// and the partial paths it builds (DefaultPathBudget). A graph holds about 180 bytes per entity and
 // 95 per relation. The benchmarks (go test -bench .) time every operation
 // on generated graphs of up to a million relations against specialised
 // baselines; the README quotes the figures.

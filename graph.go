@@ -236,7 +236,7 @@ type PathOptions struct {
 // PathResult is the answer of FindPaths.
 type PathResult struct {
 	Paths []Path // best first: score descending, then fewer hops, then entity IDs, then relation keys
-	// Truncated reports that a fan-out cap or the expansion budget stopped
+	// Truncated reports that a fan-out cap or the path budget stopped
 	// the search early: the paths are exact among those explored, but better
 	// ones may exist beyond the cut.
 	Truncated bool
@@ -304,14 +304,16 @@ type KnowledgeGraph interface {
 	// then the smallest relation key). The start is never in the result.
 	// Results are ordered by score descending, then hops ascending, then
 	// ID ascending, and cut to opts.Limit. An unknown id returns
-	// ErrNotFound; invalid options return ErrInvalidArgument. ctx is checked
-	// between hops.
+	// ErrNotFound; invalid options return ErrInvalidArgument. A cancelled
+	// ctx returns ctx.Err() rather than a result; it is checked throughout
+	// a long traversal, not only between hops.
 	GetRelated(ctx context.Context, id string, opts TraverseOptions) ([]ScoredEntity, error)
 
 	// FindPaths returns the opts.MaxPaths best simple paths (no entity
 	// twice) of at most opts.MaxHops relations from sourceID to targetID.
 	// Unknown endpoints return ErrNotFound; no path returns ErrNoPath;
-	// sourceID == targetID returns one zero-hop path of score 1.
+	// sourceID == targetID returns one zero-hop path of score 1. A
+	// cancelled ctx returns ctx.Err() rather than a result.
 	FindPaths(ctx context.Context, sourceID, targetID string, opts PathOptions) (PathResult, error)
 
 	// FindByKeywords returns the entities whose name, an alias, ID or a tag

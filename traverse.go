@@ -55,8 +55,13 @@ func TraverseRelated(ctx context.Context, n Neighborhood, start string, opts Tra
 
 // TraversePaths runs FindPaths' search over a backend's Neighborhood: see
 // KnowledgeGraph.FindPaths for the semantics and errors. budget caps the
-// partial paths built, as WithPathBudget does for InMemoryGraph; 0 or less
-// means DefaultPathBudget.
+// relations scanned (each relation Neighbors reports, once for each
+// partial path grown from its entity), and with them the partial paths
+// built, and the pairs of partial paths joined, as WithPathBudget does for
+// InMemoryGraph; 0 or less means DefaultPathBudget. Relations Neighbors
+// reports past the budget, or after ctx is cancelled, are dropped without
+// being kept; Neighbors is not interrupted, so the time a backend spends
+// reporting them is the backend's to bound.
 func TraversePaths(ctx context.Context, n Neighborhood, sourceID, targetID string, opts PathOptions, budget int) (PathResult, error) {
 	if err := ctx.Err(); err != nil {
 		return PathResult{}, err
@@ -111,9 +116,10 @@ func (s *neighborStep) intern(id string) int32 {
 	return h
 }
 
-func (s *neighborStep) expand(ctx context.Context, frontier []int32, dir Direction, visit func(int, int32, int32, float64)) error {
+func (s *neighborStep) expand(ctx context.Context, frontier []int32, dir Direction, limit int, visit func(int, int32, int32, float64)) (int, bool, error) {
 	// Ask once per distinct entity; fan the answers out to every frontier
-	// position that holds it.
+	// position that holds it. Each position a relation reaches counts as one
+	// relation scanned; past the limit, the backend's answers are ignored.
 	var unique []string
 	positions := make(map[int32][]int, len(frontier))
 	for i, h := range frontier {
@@ -123,9 +129,17 @@ func (s *neighborStep) expand(ctx context.Context, frontier []int32, dir Directi
 		positions[h] = append(positions[h], i)
 	}
 	var bad error
+	scanned, nextCheck, cut := 0, scanCheckEvery, false
 	err := s.n.Neighbors(ctx, unique, dir, s.types, func(from int, r Relation) {
-		if bad != nil {
+		if bad != nil || cut {
 			return
+		}
+		if scanned >= nextCheck {
+			nextCheck = scanned + scanCheckEvery
+			if err := ctx.Err(); err != nil {
+				bad = err
+				return
+			}
 		}
 		if from < 0 || from >= len(unique) {
 			bad = fmt.Errorf("kgmem: neighborhood reported index %d for %d entities: %w", from, len(unique), ErrInvalidArgument)
@@ -149,18 +163,27 @@ func (s *neighborStep) expand(ctx context.Context, frontier []int32, dir Directi
 				r.SourceID, r.Type, r.TargetID, r.Weight, ErrInvalidArgument)
 			return
 		}
+		if scanned == limit {
+			cut = true
+			return
+		}
 		toH := s.intern(to)
 		relH := int32(len(s.rels))
 		s.rels = append(s.rels, r)
 		s.relTypes = append(s.relTypes, s.internType(r.Type))
 		for _, i := range positions[s.handles[at]] {
+			if scanned == limit {
+				cut = true
+				return
+			}
+			scanned++
 			visit(i, toH, relH, r.Weight)
 		}
 	})
 	if err != nil {
-		return err
+		return scanned, false, err
 	}
-	return bad
+	return scanned, cut, bad
 }
 
 func (s *neighborStep) internType(t string) int32 {
@@ -225,9 +248,10 @@ func (s *neighborStep) relSource(r int32) int32 { return s.handles[s.rels[r].Sou
 
 // expandTyped is expand reporting each relation's type and direction.
 func (s *neighborStep) expandTyped(ctx context.Context, frontier []int32, dir Direction, visit func(int, int32, int32, int32, float64, bool)) error {
-	return s.expand(ctx, frontier, dir, func(from int, to, rel int32, w float64) {
+	_, _, err := s.expand(ctx, frontier, dir, math.MaxInt, func(from int, to, rel int32, w float64) {
 		visit(from, to, rel, s.relTypes[rel], w, s.relSource(rel) != frontier[from])
 	})
+	return err
 }
 func (s *neighborStep) relType(r int32) int32   { return s.relTypes[r] }
 func (s *neighborStep) typeName(t int32) string { return s.typeNames[t] }

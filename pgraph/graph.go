@@ -62,8 +62,9 @@ func WithTagConstraints(tc kgmem.TagConstraints) Option {
 	return optionFunc(func(c *config) { c.tags = tc })
 }
 
-// WithPathBudget sets how many partial paths one FindPaths call may build,
-// as kgmem.WithPathBudget does for the in-memory graph. n <= 0 means
+// WithPathBudget sets the work one FindPaths call may do — relations
+// scanned, and so partial paths built, and pairs of them joined — as
+// kgmem.WithPathBudget does for the in-memory graph. n <= 0 means
 // kgmem.DefaultPathBudget.
 func WithPathBudget(n int) Option {
 	return optionFunc(func(c *config) { c.pathBudget = n })
@@ -362,8 +363,8 @@ func (g *Graph) ReadNeighborhood(ctx context.Context, read func(kgmem.Neighborho
 // exactly the semantics of kgmem.InMemoryGraph.FindPaths: it runs
 // kgmem.TraversePaths, the same meet-in-the-middle search, over this graph,
 // one query per level of each side, inside one read-only REPEATABLE READ
-// transaction. The graph's path budget (WithPathBudget) caps the partial
-// paths built. When the budget cuts the search (PathResult.Truncated), which
+// transaction. The graph's path budget (WithPathBudget) caps the relations
+// scanned and the partial paths built and joined. When the budget cuts the search (PathResult.Truncated), which
 // partial paths were explored may differ from the in-memory graph's, since
 // the database returns relations in no particular order.
 func (g *Graph) FindPaths(ctx context.Context, sourceID, targetID string, opts kgmem.PathOptions) (kgmem.PathResult, error) {
