@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/kgmem/kgmem/internal/quote"
 )
 
 // stepper is the read access the traversal algorithms (GetRelated here,
@@ -114,7 +116,7 @@ func validateTypes(types []string) error {
 			return fmt.Errorf("kgmem: empty relation type in filter: %w", ErrInvalidArgument)
 		}
 		if !utf8.ValidString(t) {
-			return fmt.Errorf("kgmem: relation type %q in filter is not valid UTF-8: %w", t, ErrInvalidArgument)
+			return fmt.Errorf("kgmem: relation type %s in filter is not valid UTF-8: %w", quote.Value(t), ErrInvalidArgument)
 		}
 	}
 	return nil
@@ -424,7 +426,7 @@ func (g *InMemoryGraph) GetRelated(ctx context.Context, id string, opts Traverse
 	defer g.mu.RUnlock()
 	start, ok := g.ids[id]
 	if !ok {
-		return nil, fmt.Errorf("kgmem: related to entity %q: %w", id, ErrNotFound)
+		return nil, fmt.Errorf("kgmem: related to entity %s: %w", quote.Value(id), ErrNotFound)
 	}
 	if opts.Depth == 0 {
 		return nil, nil

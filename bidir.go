@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/kgmem/kgmem/internal/quote"
 )
 
 // DefaultPathBudget bounds the work of one FindPaths call unless
@@ -635,11 +637,11 @@ func (g *InMemoryGraph) FindPaths(ctx context.Context, sourceID, targetID string
 	defer g.mu.RUnlock()
 	src, ok := g.ids[sourceID]
 	if !ok {
-		return PathResult{}, fmt.Errorf("kgmem: find paths: source entity %q: %w", sourceID, ErrNotFound)
+		return PathResult{}, fmt.Errorf("kgmem: find paths: source entity %s: %w", quote.Value(sourceID), ErrNotFound)
 	}
 	dst, ok := g.ids[targetID]
 	if !ok {
-		return PathResult{}, fmt.Errorf("kgmem: find paths: target entity %q: %w", targetID, ErrNotFound)
+		return PathResult{}, fmt.Errorf("kgmem: find paths: target entity %s: %w", quote.Value(targetID), ErrNotFound)
 	}
 	if src == dst {
 		return PathResult{Paths: []Path{{EntityIDs: []string{sourceID}, Score: 1}}}, nil
@@ -677,5 +679,5 @@ func noPathError(sourceID, targetID string, maxHops int, truncated bool) error {
 	if truncated {
 		cut = " (search truncated by MaxNodesPerHop or the path budget)"
 	}
-	return fmt.Errorf("kgmem: no path from %q to %q within %d hops%s: %w", sourceID, targetID, maxHops, cut, ErrNoPath)
+	return fmt.Errorf("kgmem: no path from %s to %s within %d hops%s: %w", quote.Value(sourceID), quote.Value(targetID), maxHops, cut, ErrNoPath)
 }

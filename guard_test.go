@@ -235,3 +235,27 @@ func FuzzContextBlock(f *testing.F) {
 		}
 	})
 }
+
+// TestErrorsQuoteHugeValuesBriefly hands 100 KB values to the calls whose
+// errors quote them: the messages stay short.
+func TestErrorsQuoteHugeValuesBriefly(t *testing.T) {
+	ctx := context.Background()
+	g, s := memoryFixture(t)
+	huge := strings.Repeat("x", 100_000)
+	hugeBad := huge + "\xff"
+	r := kgmem.NewMemoryRetriever(s, kgmem.RetrieverConfig{}, kgmem.WithKnowledgeGraph(g))
+	_, errRetrieve := r.Retrieve(ctx, hugeBad)
+	_, errRelated := g.GetRelated(ctx, huge, kgmem.TraverseOptions{})
+	_, errPaths := g.FindPaths(ctx, huge, "p:zs", kgmem.PathOptions{})
+	_, errLink := g.LinkEntities(ctx, hugeBad)
+	_, errFilter := g.GetRelated(ctx, "p:zs", kgmem.TraverseOptions{RelationTypes: []string{hugeBad}})
+	bad := kgmem.NewMemoryRetriever(s, kgmem.RetrieverConfig{Vocabulary: kgmem.Vocabulary{Types: map[string][]string{"t": {hugeBad}}}})
+	_, errVocab := bad.Retrieve(ctx, "x")
+	for name, err := range map[string]error{
+		"Retrieve": errRetrieve, "GetRelated": errRelated, "FindPaths": errPaths,
+		"LinkEntities": errLink, "RelationTypes": errFilter, "Vocabulary": errVocab,
+	} {
+		require.Error(t, err, name)
+		require.Less(t, len(err.Error()), 300, "%s: %s", name, err)
+	}
+}

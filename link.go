@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/kgmem/kgmem/internal/quote"
 )
 
 // Entity linking finds the entities a text names, by exact match of their
@@ -398,7 +400,7 @@ func (g *InMemoryGraph) LinkEntities(ctx context.Context, text string) ([]Entity
 		return nil, err
 	}
 	if !utf8.ValidString(text) {
-		return nil, fmt.Errorf("kgmem: link entities: text %q is not valid UTF-8: %w", text, ErrInvalidArgument)
+		return nil, fmt.Errorf("kgmem: link entities: text %s is not valid UTF-8: %w", quote.Value(text), ErrInvalidArgument)
 	}
 	units := splitUnits(text)
 	if err := g.rlock(); err != nil {
@@ -485,7 +487,7 @@ func sortMentions(ms []EntityMention) {
 // same entities whenever the candidate search finds them.
 func LinkWithKeywords(ctx context.Context, g KnowledgeGraph, text string) ([]EntityMention, error) {
 	if !utf8.ValidString(text) {
-		return nil, fmt.Errorf("kgmem: link entities: text %q is not valid UTF-8: %w", text, ErrInvalidArgument)
+		return nil, fmt.Errorf("kgmem: link entities: text %s is not valid UTF-8: %w", quote.Value(text), ErrInvalidArgument)
 	}
 	units := splitUnits(text)
 	if len(units) == 0 {

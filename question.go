@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/kgmem/kgmem/internal/quote"
 )
 
 // Question analysis: the graph channel reads a question without a model by
@@ -50,11 +52,11 @@ func (v Vocabulary) validate() error {
 	}{{"Relations", v.Relations}, {"InverseRelations", v.InverseRelations}, {"Types", v.Types}} {
 		for _, k := range slices.Sorted(maps.Keys(m.m)) {
 			if strings.TrimSpace(k) == "" || !utf8.ValidString(k) {
-				return fmt.Errorf("kgmem: vocabulary: %s key %q is empty or not valid UTF-8: %w", m.field, k, ErrInvalidArgument)
+				return fmt.Errorf("kgmem: vocabulary: %s key %s is empty or not valid UTF-8: %w", m.field, quote.Value(k), ErrInvalidArgument)
 			}
 			for _, p := range m.m[k] {
 				if !utf8.ValidString(p) {
-					return fmt.Errorf("kgmem: vocabulary: %s[%q] phrase %q is not valid UTF-8: %w", m.field, k, p, ErrInvalidArgument)
+					return fmt.Errorf("kgmem: vocabulary: %s[%s] phrase %s is not valid UTF-8: %w", m.field, quote.Value(k), quote.Value(p), ErrInvalidArgument)
 				}
 			}
 		}

@@ -256,7 +256,7 @@ func (r *MemoryRetriever) Retrieve(ctx context.Context, query string) (Retrieval
 		return RetrievalResult{}, err
 	}
 	if !utf8.ValidString(query) {
-		return RetrievalResult{}, fmt.Errorf("kgmem: retrieve: query %q is not valid UTF-8: %w", query, ErrInvalidArgument)
+		return RetrievalResult{}, fmt.Errorf("kgmem: retrieve: query %s is not valid UTF-8: %w", quote.Value(query), ErrInvalidArgument)
 	}
 	strategy, err := r.effectiveStrategy()
 	if err != nil {
@@ -308,7 +308,7 @@ func (r *MemoryRetriever) Retrieve(ctx context.Context, query string) (Retrieval
 	res.Stats.Content.Duration = span(runs, true)
 	res.Stats.Graph.Duration = span(runs, false)
 	if !contentOK && !graphOK {
-		return RetrievalResult{}, fmt.Errorf("kgmem: retrieve %q: every source failed: %w", query, errors.Join(causes...))
+		return RetrievalResult{}, fmt.Errorf("kgmem: retrieve %s: every source failed: %w", quote.Value(query), errors.Join(causes...))
 	}
 	for _, c := range causes {
 		res.warn(c)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/kgmem/kgmem/internal/quote"
 )
 
 // Neighborhood is the read access kgmem's traversal algorithms need from a
@@ -44,7 +46,7 @@ func TraverseRelated(ctx context.Context, n Neighborhood, start string, opts Tra
 		return nil, err
 	}
 	if _, err := n.Entities(ctx, []string{start}); err != nil {
-		return nil, fmt.Errorf("kgmem: related to entity %q: %w", start, err)
+		return nil, fmt.Errorf("kgmem: related to entity %s: %w", quote.Value(start), err)
 	}
 	if opts.Depth == 0 {
 		return nil, nil
@@ -70,10 +72,10 @@ func TraversePaths(ctx context.Context, n Neighborhood, sourceID, targetID strin
 		return PathResult{}, err
 	}
 	if _, err := n.Entities(ctx, []string{sourceID}); err != nil {
-		return PathResult{}, fmt.Errorf("kgmem: find paths: source entity %q: %w", sourceID, err)
+		return PathResult{}, fmt.Errorf("kgmem: find paths: source entity %s: %w", quote.Value(sourceID), err)
 	}
 	if _, err := n.Entities(ctx, []string{targetID}); err != nil {
-		return PathResult{}, fmt.Errorf("kgmem: find paths: target entity %q: %w", targetID, err)
+		return PathResult{}, fmt.Errorf("kgmem: find paths: target entity %s: %w", quote.Value(targetID), err)
 	}
 	if sourceID == targetID {
 		return PathResult{Paths: []Path{{EntityIDs: []string{sourceID}, Score: 1}}}, nil
@@ -153,14 +155,14 @@ func (s *neighborStep) expand(ctx context.Context, frontier []int32, dir Directi
 		case dir != Outgoing && r.TargetID == at:
 			to = r.SourceID
 		default:
-			bad = fmt.Errorf("kgmem: neighborhood reported relation %q -[%s]-> %q for entity %q walking %v: %w",
-				r.SourceID, r.Type, r.TargetID, at, dir, ErrInvalidArgument)
+			bad = fmt.Errorf("kgmem: neighborhood reported relation %s -[%s]-> %s for entity %s walking %v: %w",
+				quote.Value(r.SourceID), quote.Value(r.Type), quote.Value(r.TargetID), quote.Value(at), dir, ErrInvalidArgument)
 			return
 		}
 		if math.IsNaN(r.Weight) || r.Weight < 0 || r.Weight > 1 ||
 			(len(s.types) > 0 && !slices.Contains(s.types, r.Type)) {
-			bad = fmt.Errorf("kgmem: neighborhood reported relation %q -[%s]-> %q with weight %v outside the request: %w",
-				r.SourceID, r.Type, r.TargetID, r.Weight, ErrInvalidArgument)
+			bad = fmt.Errorf("kgmem: neighborhood reported relation %s -[%s]-> %s with weight %v outside the request: %w",
+				quote.Value(r.SourceID), quote.Value(r.Type), quote.Value(r.TargetID), r.Weight, ErrInvalidArgument)
 			return
 		}
 		if scanned == limit {
@@ -303,7 +305,7 @@ func (n relatedNeighborhood) Entities(ctx context.Context, ids []string) ([]Enti
 			return nil, err
 		}
 		if !ok {
-			return nil, fmt.Errorf("kgmem: entity %q: %w", id, ErrNotFound)
+			return nil, fmt.Errorf("kgmem: entity %s: %w", quote.Value(id), ErrNotFound)
 		}
 		out[i] = e
 	}
