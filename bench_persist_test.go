@@ -5,17 +5,17 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"testing"
 )
 
-// BenchmarkDurableAddRelation times AddRelation on a durable graph that
-// syncs every write (sync=always), on one that leaves syncing to the
-// operating system (sync=none), and on a plain in-memory graph
-// (sync=memory), all on the same 1k entities and the same sequence of
-// relations: new ones for the first 50k iterations, replacements after.
-// Compare the modes with a fixed iteration count, e.g. -benchtime 20000x.
-func BenchmarkDurableAddRelation(b *testing.B) {
+// BenchmarkDurableWrite times one write to a durable memory under each
+// sync policy (sync=always, sync=interval with the default period,
+// sync=none) and to the same plain in-memory graph and store
+// (sync=memory), all on the same 1k entities: op=AddRelation (new
+// relations for the first 50k iterations, replacements after), op=Put (a
+// short page), op=Ingest (a page and an extraction of two entities and a
+// relation). Compare each policy with sync=memory of the same op and run.
+func BenchmarkDurableWrite(b *testing.B) {
 	ctx := context.Background()
 	const n = 1000
 	ents := make([]Entity, n)
@@ -25,61 +25,164 @@ func BenchmarkDurableAddRelation(b *testing.B) {
 	rel := func(i int) Relation {
 		return Relation{SourceID: ents[i%n].ID, TargetID: ents[(i/n+i+1)%n].ID, Type: "knows", Weight: 0.5}
 	}
-	for _, mode := range []string{"always", "none", "memory"} {
-		b.Run("sync="+mode, func(b *testing.B) {
-			var g *InMemoryGraph
-			switch mode {
-			case "memory":
-				g = NewInMemoryGraph()
-			default:
-				policy := SyncAlways
-				if mode == "none" {
-					policy = SyncNone
+	page := func(i int) KnowledgePage {
+		return KnowledgePage{ID: fmt.Sprintf("page-%d", i%5000), Title: "Standup notes",
+			Content: fmt.Sprintf("Entity %d reviewed the design of entity %d with the team.", i%n, (i+7)%n)}
+	}
+	extraction := func(i int) Extraction {
+		a, c := fmt.Sprintf("entity %d", i%n), fmt.Sprintf("entity %d", (i+7)%n)
+		return Extraction{
+			Entities:  []ExtractedEntity{{ID: ents[i%n].ID, Name: a}, {ID: ents[(i+7)%n].ID, Name: c}},
+			Relations: []ExtractedRelation{{Source: ents[i%n].ID, Target: ents[(i+7)%n].ID, Type: "reviewed"}},
+		}
+	}
+	ops := map[string]func(i int, m *Memory, g *InMemoryGraph, s *InMemoryKnowledgeStore) error{
+		"AddRelation": func(i int, _ *Memory, g *InMemoryGraph, _ *InMemoryKnowledgeStore) error {
+			return g.AddRelation(ctx, rel(i%50_000))
+		},
+		"Put": func(i int, _ *Memory, _ *InMemoryGraph, s *InMemoryKnowledgeStore) error {
+			return s.Put(ctx, page(i))
+		},
+		"Ingest": func(i int, m *Memory, g *InMemoryGraph, s *InMemoryKnowledgeStore) error {
+			if m != nil {
+				_, err := m.Ingest(ctx, page(i), extraction(i))
+				return err
+			}
+			p := page(i)
+			if _, err := Ingest(ctx, g, extraction(i), WithSource(p.ID)); err != nil {
+				return err
+			}
+			return s.Put(ctx, p)
+		},
+	}
+	for _, op := range []string{"AddRelation", "Put", "Ingest"} {
+		for _, mode := range []string{"always", "interval", "none", "memory"} {
+			b.Run(fmt.Sprintf("op=%s/sync=%s", op, mode), func(b *testing.B) {
+				var (
+					m *Memory
+					g = NewInMemoryGraph()
+					s = NewInMemoryKnowledgeStore()
+				)
+				if mode != "memory" {
+					policy := map[string]SyncPolicy{"always": SyncAlways, "interval": SyncInterval, "none": SyncNone}[mode]
+					var err error
+					m, err = OpenMemory(b.TempDir(), WithSync(policy), WithCompactThreshold(-1))
+					if err != nil {
+						b.Fatal(err)
+					}
+					defer m.Close()
+					g, s = m.Graph(), m.Store()
 				}
-				var err error
-				g, err = Open(filepath.Join(b.TempDir(), "memory.kg"), WithSync(policy), WithCompactThreshold(-1))
-				if err != nil {
+				if err := g.AddBatch(ctx, ents, nil); err != nil {
 					b.Fatal(err)
 				}
-				defer g.Close()
-			}
-			if err := g.AddBatch(ctx, ents, nil); err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				if err := g.AddRelation(ctx, rel(i%50_000)); err != nil {
-					b.Fatal(err)
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					if err := ops[op](i, m, g, s); err != nil {
+						b.Fatal(err)
+					}
+					i++
 				}
-				i++
-			}
-		})
+			})
+		}
 	}
 }
 
-// BenchmarkOpen times Open of a durable graph whose snapshot holds the
-// power-law graph of 100k entities and 1M relations (-short: 1k and 5k),
-// with an empty journal: the cost of a restart after a compaction. It also
-// times WriteTo and ReadFrom of the same graph.
+// BenchmarkOpen times opening a durable memory whose snapshot holds the
+// power-law graph of 100k entities and 1M relations and 100k pages (-short:
+// 1k entities, 5k relations, 1k pages), with an empty journal: the cost of
+// a restart after a compaction (op=OpenMemory); and, for comparison, the
+// same with the journal holding every page as a record instead
+// (op=OpenMemoryReplay), OpenGraph of the graph alone, and WriteTo and
+// ReadFrom of the graph's snapshot.
 func BenchmarkOpen(b *testing.B) {
+	ctx := context.Background()
 	sizes := benchSizes()
 	size := sizes[len(sizes)-1]
 	spec := benchGraphSpec{Shape: "powerlaw", Entities: size[0], Relations: size[1]}
-	g := generateBench(spec).build(b)
+	data := generateBench(spec)
+	pages := size[0]
+	page := func(i int) KnowledgePage {
+		return KnowledgePage{ID: fmt.Sprintf("page-%06d", i), Title: fmt.Sprintf("Notes %d", i),
+			Content: fmt.Sprintf("Entity %d met entity %d about the quarterly plan; entity %d took notes.", i, i*7%size[0], i*13%size[0])}
+	}
+	build := func(b *testing.B, dir string, compact bool) {
+		m, err := OpenMemory(dir, WithSync(SyncNone), WithCompactThreshold(-1))
+		if err != nil {
+			b.Fatal(err)
+		}
+		// Batches of 50k relations: a journal record holds at most 64 MiB.
+		if err := m.Graph().AddBatch(ctx, data.entities, nil); err != nil {
+			b.Fatal(err)
+		}
+		for lo := 0; lo < len(data.relations); lo += 50_000 {
+			if err := m.Graph().AddBatch(ctx, nil, data.relations[lo:min(lo+50_000, len(data.relations))]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if compact {
+			if err := m.Compact(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for i := range pages {
+			if err := m.Store().Put(ctx, page(i)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if compact {
+			if err := m.Compact(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := m.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	snapDir, replayDir := b.TempDir(), b.TempDir()
+	build(b, snapDir, true)
+	build(b, replayDir, false)
+	name := fmt.Sprintf("%s,pages=%s", spec, shortCount(pages))
+	for _, c := range []struct{ op, dir string }{{"OpenMemory", snapDir}, {"OpenMemoryReplay", replayDir}} {
+		b.Run(name+"/op="+c.op, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				m, err := OpenMemory(c.dir, WithCompactThreshold(-1))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if m.Graph().Stats().Relations != spec.Relations || m.Store().Len() != pages {
+					b.Fatalf("opened %d relations and %d pages", m.Graph().Stats().Relations, m.Store().Len())
+				}
+				if err := m.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+
+	g := data.build(b)
 	var snap bytes.Buffer
 	if _, err := g.WriteTo(&snap); err != nil {
 		b.Fatal(err)
 	}
-	path := filepath.Join(b.TempDir(), "memory.kg")
-	if err := g.SaveFile(path); err != nil {
+	graphDir := b.TempDir()
+	d, err := OpenGraph(graphDir, WithCompactThreshold(-1))
+	if err != nil {
 		b.Fatal(err)
 	}
-	b.Run(spec.String()+"/op=Open", func(b *testing.B) {
+	if _, err := d.ReadFrom(bytes.NewReader(snap.Bytes())); err != nil {
+		b.Fatal(err)
+	}
+	if err := d.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.Run(spec.String()+"/op=OpenGraph", func(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(snap.Len()))
 		for b.Loop() {
-			h, err := Open(path, WithCompactThreshold(-1))
+			h, err := OpenGraph(graphDir, WithCompactThreshold(-1))
 			if err != nil {
 				b.Fatal(err)
 			}

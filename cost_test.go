@@ -236,9 +236,17 @@ func TestReadFromLyingHeader(t *testing.T) {
 		require.NoError(t, os.WriteFile(path, in, 0o600))
 		for name, read := range map[string]func() error{
 			"ReadFrom": func() error { _, err := NewInMemoryGraph().ReadFrom(bytes.NewReader(in)); return err },
-			"LoadFile": func() error { return NewInMemoryGraph().LoadFile(path) },
-			"Open": func() error {
-				g, err := Open(path)
+			"LoadFile": func() error { return LoadFile(path, NewInMemoryGraph()) },
+			"OpenGraph": func() error {
+				dir := t.TempDir()
+				if err := os.WriteFile(filepath.Join(dir, "graph.snapshot"), in, 0o600); err != nil {
+					return err
+				}
+				if err := os.WriteFile(filepath.Join(dir, "graph.journal"),
+					appendFrameForTest(`{"format":"kgmem-journal","version":2,"kind":"graph","base":0}`), 0o600); err != nil {
+					return err
+				}
+				g, err := OpenGraph(dir)
 				if err == nil {
 					g.Close()
 				}

@@ -56,21 +56,26 @@
 // offending value (a long one by a prefix and its length): [ErrNotFound] for a missing entity, relation or page,
 // [ErrInvalidArgument] for a value that breaks a documented rule,
 // [ErrNoPath] when FindPaths finds nothing, [ErrClosed] after Close,
-// [ErrLocked] when another Open holds a durable graph's files, and
-// [ErrJournal] when a durable graph cannot write its journal. A write that
+// [ErrLocked] when another Open holds a durable memory's directory,
+// [ErrCorrupt] when its files fail their checks, and [ErrJournal] when it
+// cannot write its journal. A write that
 // fails leaves the graph exactly as it was. A cancelled context makes a
 // method return ctx.Err(); traversals check it between hops and every few
 // thousand relations they scan.
 //
 // # Persistence
 //
-// [Open] returns an [InMemoryGraph] that lives on disk: every write is
-// appended to a CRC-framed journal (and, by default, fsynced) before it
-// returns, [InMemoryGraph.Compact] folds the journal into a snapshot, and
-// a crash at any point loses no acknowledged write. Snapshots alone are
-// [InMemoryGraph.WriteTo], [InMemoryGraph.ReadFrom], SaveFile and LoadFile,
-// for graphs and for [InMemoryKnowledgeStore]. The formats and the crash
-// cases are described below, under Durable graphs and Snapshots.
+// [OpenMemory] returns a [Memory] that lives in a directory: a graph, its
+// pages and a retriever over both. Every write is appended to a
+// CRC-framed journal (and, by default, fsynced) before it returns,
+// [Memory.Ingest] writes a page and what was extracted from it as one
+// record, Compact folds the journal into a snapshot, and a crash at any
+// point loses no acknowledged write. [OpenGraph] and [OpenStore] do the
+// same for a graph or a page store alone. Snapshots alone are
+// [InMemoryGraph.WriteTo] and [InMemoryGraph.ReadFrom], for graphs and for
+// [InMemoryKnowledgeStore], and [SaveFile] and [LoadFile] for files. The
+// formats and the crash cases are described below, under Durable memory
+// and Snapshots.
 //
 // # Performance
 //

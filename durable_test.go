@@ -21,20 +21,20 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// openDurable opens a durable graph and closes it when the test ends.
-func openDurable(t testing.TB, path string, opts ...kgmem.Option) *kgmem.InMemoryGraph {
+// openGraph opens a durable graph and closes it when the test ends.
+func openGraph(t testing.TB, dir string, opts ...kgmem.DurableOption) *kgmem.DurableGraph {
 	t.Helper()
-	g, err := kgmem.Open(path, opts...)
+	g, err := kgmem.OpenGraph(dir, opts...)
 	require.NoError(t, err)
 	t.Cleanup(func() { g.Close() })
 	return g
 }
 
-// reopen closes g and opens path again.
-func reopen(t testing.TB, g *kgmem.InMemoryGraph, path string, opts ...kgmem.Option) *kgmem.InMemoryGraph {
+// reopenGraph closes g and opens dir again.
+func reopenGraph(t testing.TB, g *kgmem.DurableGraph, dir string, opts ...kgmem.DurableOption) *kgmem.DurableGraph {
 	t.Helper()
 	require.NoError(t, g.Close())
-	return openDurable(t, path, opts...)
+	return openGraph(t, dir, opts...)
 }
 
 // requireSame fails unless the two graphs hold the same entities and
@@ -56,10 +56,17 @@ func requireSame(t testing.TB, want, got *kgmem.InMemoryGraph) {
 }
 
 // TestDurableConformance runs the KnowledgeGraph conformance suite against
-// a durable graph.
+// a durable graph and the graph of a memory.
 func TestDurableConformance(t *testing.T) {
-	kgmemtest.Run(t, func(t *testing.T) kgmem.KnowledgeGraph {
-		return openDurable(t, filepath.Join(t.TempDir(), "memory.kg"), kgmem.WithSync(kgmem.SyncNone))
+	t.Run("DurableGraph", func(t *testing.T) {
+		kgmemtest.Run(t, func(t *testing.T) kgmem.KnowledgeGraph {
+			return openGraph(t, t.TempDir(), kgmem.WithSync(kgmem.SyncNone))
+		})
+	})
+	t.Run("Memory", func(t *testing.T) {
+		kgmemtest.Run(t, func(t *testing.T) kgmem.KnowledgeGraph {
+			return openMemory(t, t.TempDir(), kgmem.WithSync(kgmem.SyncNone)).Graph()
+		})
 	})
 }
 
@@ -126,7 +133,7 @@ func mutationSteps() []step {
 			return g.RemoveEntity(ctx, "team:infra")
 		}},
 		{"ReadFrom", func(g *kgmem.InMemoryGraph) error {
-			_, err := g.ReadFrom(strings.NewReader(`{"format":"kgmem-graph","version":1,"entities":2,"relations":1}
+			_, err := g.ReadFrom(strings.NewReader(`{"format":"kgmem-graph","version":2,"entities":2,"relations":1}
 {"id":"a","name":"A","tags":["x"]}
 {"id":"b","name":"B"}
 {"source_id":"a","target_id":"b","type":"knows","weight":0.5}
@@ -145,18 +152,18 @@ func mutationSteps() []step {
 func TestDurableReopenAfterEveryMutation(t *testing.T) {
 	for _, compact := range []bool{false, true} {
 		t.Run(fmt.Sprintf("compact=%v", compact), func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "memory.kg")
-			g := openDurable(t, path)
+			dir := t.TempDir()
+			g := openGraph(t, dir)
 			model := kgmem.NewInMemoryGraph()
 			for _, s := range mutationSteps() {
 				require.NoError(t, s.apply(model), s.name)
-				require.NoError(t, s.apply(g), s.name)
-				requireSame(t, model, g)
+				require.NoError(t, s.apply(g.InMemoryGraph), s.name)
+				requireSame(t, model, g.InMemoryGraph)
 				if compact {
 					require.NoError(t, g.Compact())
 				}
-				g = reopen(t, g, path)
-				requireSame(t, model, g)
+				g = reopenGraph(t, g, dir)
+				requireSame(t, model, g.InMemoryGraph)
 			}
 		})
 	}
@@ -164,11 +171,11 @@ func TestDurableReopenAfterEveryMutation(t *testing.T) {
 
 func TestDurableCompact(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "memory.kg")
-	g := openDurable(t, path, kgmem.WithSync(kgmem.SyncNone))
+	dir := t.TempDir()
+	g := openGraph(t, dir, kgmem.WithSync(kgmem.SyncNone))
 	model := kgmem.NewInMemoryGraph()
 	write := func(i int) {
-		for _, h := range []*kgmem.InMemoryGraph{g, model} {
+		for _, h := range []*kgmem.InMemoryGraph{g.InMemoryGraph, model} {
 			require.NoError(t, h.AddEntity(ctx, kgmem.Entity{ID: fmt.Sprintf("e%d", i), Name: fmt.Sprintf("entity %d", i)}))
 			if i > 0 {
 				require.NoError(t, h.AddRelation(ctx, kgmem.Relation{SourceID: fmt.Sprintf("e%d", i-1), TargetID: fmt.Sprintf("e%d", i), Type: "next", Weight: 0.5}))
@@ -188,19 +195,19 @@ func TestDurableCompact(t *testing.T) {
 	require.Equal(t, before.Seq, after.Seq)
 	require.Equal(t, before.Seq, after.SnapshotSeq)
 	require.Equal(t, 1, after.Compactions)
-	require.Less(t, after.JournalBytes, int64(64), "the new journal holds only its header")
-	fi, err := os.Stat(path)
+	require.Less(t, after.JournalBytes, int64(96), "the new journal holds only its header")
+	fi, err := os.Stat(filepath.Join(dir, "graph.snapshot"))
 	require.NoError(t, err)
 	require.Equal(t, fi.Size(), after.SnapshotBytes)
-	fi, err = os.Stat(path + ".journal")
+	fi, err = os.Stat(filepath.Join(dir, "graph.journal"))
 	require.NoError(t, err)
 	require.Equal(t, fi.Size(), after.JournalBytes)
 
 	for i := 100; i < 110; i++ {
 		write(i)
 	}
-	g = reopen(t, g, path)
-	requireSame(t, model, g)
+	g = reopenGraph(t, g, dir)
+	requireSame(t, model, g.InMemoryGraph)
 	rec := g.Recovery()
 	require.Equal(t, uint64(199), rec.SnapshotSeq)
 	require.Equal(t, 20, rec.Replayed)
@@ -209,15 +216,15 @@ func TestDurableCompact(t *testing.T) {
 
 	// The snapshot is an ordinary snapshot: a plain graph loads it.
 	plain := kgmem.NewInMemoryGraph()
-	require.NoError(t, plain.LoadFile(path))
+	require.NoError(t, kgmem.LoadFile(filepath.Join(dir, "graph.snapshot"), plain))
 	require.Equal(t, 100, plain.Stats().Entities)
 }
 
 func TestDurableAutoCompact(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "memory.kg")
-	opts := []kgmem.Option{kgmem.WithSync(kgmem.SyncNone), kgmem.WithCompactThreshold(8 << 10)}
-	g := openDurable(t, path, opts...)
+	dir := t.TempDir()
+	opts := []kgmem.DurableOption{kgmem.WithSync(kgmem.SyncNone), kgmem.WithCompactThreshold(8 << 10)}
+	g := openGraph(t, dir, opts...)
 	model := kgmem.NewInMemoryGraph()
 	deadline := time.Now().Add(20 * time.Second)
 	for i := 0; g.JournalStats().Compactions < 3; i++ {
@@ -232,15 +239,15 @@ func TestDurableAutoCompact(t *testing.T) {
 	st := g.JournalStats()
 	require.NoError(t, st.LastCompactError)
 	require.Greater(t, st.SnapshotSeq, uint64(0))
-	g = reopen(t, g, path, opts...)
-	requireSame(t, model, g)
+	g = reopenGraph(t, g, dir, opts...)
+	requireSame(t, model, g.InMemoryGraph)
 }
 
 // TestDurableNeverCompacts checks that a negative threshold turns automatic
-// compaction off.
+// compaction off, and that no goroutine runs without a need.
 func TestDurableNeverCompacts(t *testing.T) {
 	ctx := context.Background()
-	g := openDurable(t, filepath.Join(t.TempDir(), "memory.kg"), kgmem.WithSync(kgmem.SyncNone), kgmem.WithCompactThreshold(-1))
+	g := openGraph(t, t.TempDir(), kgmem.WithSync(kgmem.SyncNone), kgmem.WithCompactThreshold(-1))
 	for i := range 2000 {
 		require.NoError(t, g.AddEntity(ctx, kgmem.Entity{ID: fmt.Sprint(i), Name: strings.Repeat("x", 40)}))
 	}
@@ -248,7 +255,7 @@ func TestDurableNeverCompacts(t *testing.T) {
 	require.Zero(t, g.JournalStats().Compactions)
 	require.NoError(t, g.Close())
 	requireDurableGoroutines(t, 0)
-	openDurable(t, filepath.Join(t.TempDir(), "memory.kg"), kgmem.WithSync(kgmem.SyncNone), kgmem.WithCompactThreshold(-1))
+	openGraph(t, t.TempDir(), kgmem.WithSync(kgmem.SyncNone), kgmem.WithCompactThreshold(-1))
 	time.Sleep(10 * time.Millisecond)
 	require.Zero(t, durableGoroutines(), "no background goroutine is needed")
 }
@@ -258,20 +265,27 @@ func TestDurableNeverCompacts(t *testing.T) {
 func TestClosed(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	for _, durable := range []bool{false, true} {
-		t.Run(fmt.Sprintf("durable=%v", durable), func(t *testing.T) {
+	for _, kind := range []string{"plain", "durable", "memory"} {
+		t.Run(kind, func(t *testing.T) {
 			g := kgmem.NewInMemoryGraph()
-			if durable {
-				var err error
-				g, err = kgmem.Open(filepath.Join(dir, "memory.kg"))
+			closeAll := g.Close
+			compact := func() error { return kgmem.ErrClosed }
+			switch kind {
+			case "durable":
+				d, err := kgmem.OpenGraph(filepath.Join(dir, kind))
 				require.NoError(t, err)
+				g, closeAll, compact = d.InMemoryGraph, d.Close, d.Compact
+			case "memory":
+				m, err := kgmem.OpenMemory(filepath.Join(dir, kind))
+				require.NoError(t, err)
+				g, closeAll, compact = m.Graph(), m.Close, m.Compact
 			}
 			require.NoError(t, g.AddEntity(ctx, kgmem.Entity{ID: "a"}))
 			require.NoError(t, g.AddEntity(ctx, kgmem.Entity{ID: "b"}))
 			require.NoError(t, g.AddRelation(ctx, kgmem.Relation{SourceID: "a", TargetID: "b", Type: "t", Weight: 1}))
-			snap := filepath.Join(dir, "other.kg")
-			require.NoError(t, g.SaveFile(snap))
-			require.NoError(t, g.Close())
+			snap := filepath.Join(dir, kind+".kg")
+			require.NoError(t, kgmem.SaveFile(snap, g))
+			require.NoError(t, closeAll())
 			calls := map[string]func() error{
 				"AddEntity":    func() error { return g.AddEntity(ctx, kgmem.Entity{ID: "c"}) },
 				"GetEntity":    func() error { _, _, err := g.GetEntity(ctx, "a"); return err },
@@ -294,52 +308,55 @@ func TestClosed(t *testing.T) {
 				"RemoveSource":     func() error { _, err := g.RemoveSource(ctx, "p"); return err },
 				"WriteTo":          func() error { _, err := g.WriteTo(&bytes.Buffer{}); return err },
 				"ReadFrom": func() error {
-					_, err := g.ReadFrom(strings.NewReader(`{"format":"kgmem-graph","version":1,"entities":0,"relations":0}` + "\n"))
+					_, err := g.ReadFrom(strings.NewReader(`{"format":"kgmem-graph","version":2,"entities":0,"relations":0}` + "\n"))
 					return err
 				},
-				"SaveFile": func() error { return g.SaveFile(filepath.Join(dir, "closed.kg")) },
-				"LoadFile": func() error { return g.LoadFile(snap) },
-				"Compact":  g.Compact,
-				"Close":    g.Close,
+				"SaveFile": func() error { return kgmem.SaveFile(filepath.Join(dir, "closed.kg"), g) },
+				"LoadFile": func() error { return kgmem.LoadFile(snap, g) },
+				"Compact":  compact,
+				"Close":    closeAll,
 			}
 			for name, call := range calls {
 				require.ErrorIs(t, call(), kgmem.ErrClosed, name)
 			}
 			_, err := os.Stat(filepath.Join(dir, "closed.kg"))
 			require.ErrorIs(t, err, fs.ErrNotExist, "SaveFile of a closed graph wrote a file")
-			if durable {
-				g2 := openDurable(t, filepath.Join(dir, "memory.kg"))
+			switch kind {
+			case "durable":
+				g2 := openGraph(t, filepath.Join(dir, kind))
 				require.Equal(t, kgmem.GraphStats{Entities: 2, Relations: 1}, g2.Stats())
+			case "memory":
+				m := openMemory(t, filepath.Join(dir, kind))
+				require.Equal(t, kgmem.GraphStats{Entities: 2, Relations: 1}, m.Graph().Stats())
 			}
 		})
 	}
 }
 
 func TestDurableLocked(t *testing.T) {
-	if runtime.GOOS == "windows" || runtime.GOOS == "plan9" || runtime.GOOS == "js" || runtime.GOOS == "wasip1" {
-		t.Skip("no file locking on " + runtime.GOOS)
-	}
-	path := filepath.Join(t.TempDir(), "memory.kg")
-	g := openDurable(t, path)
-	_, err := kgmem.Open(path)
+	dir := t.TempDir()
+	g := openGraph(t, dir)
+	_, err := kgmem.OpenGraph(dir)
 	require.ErrorIs(t, err, kgmem.ErrLocked)
-	require.ErrorContains(t, err, path+".lock")
+	require.ErrorContains(t, err, "already open in this process")
+	_, err = kgmem.OpenMemory(dir)
+	require.ErrorIs(t, err, kgmem.ErrLocked, "a memory in the directory of a graph")
 	require.NoError(t, g.AddEntity(context.Background(), kgmem.Entity{ID: "a"}), "the failed Open disturbed the first")
 	require.NoError(t, g.Close())
-	g = openDurable(t, path)
+	g = openGraph(t, dir)
 	require.Equal(t, 1, g.Stats().Entities)
 }
 
-// durableGoroutines counts the background goroutines of durable graphs.
+// durableGoroutines counts the background goroutines of journals.
 func durableGoroutines() int {
 	buf := make([]byte, 1<<20)
 	buf = buf[:runtime.Stack(buf, true)]
-	return strings.Count(string(buf), "kgmem.(*durableLog).run(")
+	return strings.Count(string(buf), "wal.(*Log).run(")
 }
 
 // requireDurableGoroutines waits up to a second for the number of
-// background goroutines of durable graphs to become n (goroutines take a
-// moment to start and to finish exiting) and fails if it does not.
+// background goroutines of journals to become n (goroutines take a moment
+// to start and to finish exiting) and fails if it does not.
 func requireDurableGoroutines(t *testing.T, n int) {
 	t.Helper()
 	for range 100 {
@@ -348,30 +365,30 @@ func requireDurableGoroutines(t *testing.T, n int) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatalf("%d background goroutines of durable graphs, want %d", durableGoroutines(), n)
+	t.Fatalf("%d background goroutines of journals, want %d", durableGoroutines(), n)
 }
 
 func TestDurableSyncPolicies(t *testing.T) {
 	ctx := context.Background()
-	write := func(g *kgmem.InMemoryGraph, n int) {
+	write := func(g *kgmem.DurableGraph, n int) {
 		for i := range n {
 			require.NoError(t, g.AddEntity(ctx, kgmem.Entity{ID: fmt.Sprint(i)}))
 		}
 	}
 	t.Run("always", func(t *testing.T) {
-		g := openDurable(t, filepath.Join(t.TempDir(), "memory.kg"))
+		g := openGraph(t, t.TempDir())
 		write(g, 10)
 		require.GreaterOrEqual(t, g.JournalStats().Syncs, int64(10))
 	})
 	t.Run("none", func(t *testing.T) {
-		g := openDurable(t, filepath.Join(t.TempDir(), "memory.kg"), kgmem.WithSync(kgmem.SyncNone))
+		g := openGraph(t, t.TempDir(), kgmem.WithSync(kgmem.SyncNone))
 		write(g, 10)
 		require.Zero(t, g.JournalStats().Syncs)
 	})
 	t.Run("interval", func(t *testing.T) {
 		requireDurableGoroutines(t, 0)
-		path := filepath.Join(t.TempDir(), "memory.kg")
-		g := openDurable(t, path, kgmem.WithSyncInterval(5*time.Millisecond))
+		dir := t.TempDir()
+		g := openGraph(t, dir, kgmem.WithSyncInterval(5*time.Millisecond))
 		requireDurableGoroutines(t, 1)
 		write(g, 10)
 		require.Less(t, g.JournalStats().Syncs, int64(10), "writes do not sync under SyncInterval")
@@ -382,13 +399,13 @@ func TestDurableSyncPolicies(t *testing.T) {
 		}
 		require.NoError(t, g.Close())
 		requireDurableGoroutines(t, 0)
-		g = openDurable(t, path, kgmem.WithSyncInterval(5*time.Millisecond))
+		g = openGraph(t, dir, kgmem.WithSyncInterval(5*time.Millisecond))
 		require.Equal(t, 10, g.Stats().Entities)
 	})
 	t.Run("goroutines stop", func(t *testing.T) {
-		var gs []*kgmem.InMemoryGraph
-		for i := range 5 {
-			gs = append(gs, openDurable(t, filepath.Join(t.TempDir(), fmt.Sprint(i)), kgmem.WithSyncInterval(time.Millisecond)))
+		var gs []*kgmem.DurableGraph
+		for range 5 {
+			gs = append(gs, openGraph(t, t.TempDir(), kgmem.WithSyncInterval(time.Millisecond)))
 		}
 		requireDurableGoroutines(t, 5)
 		for _, g := range gs {
@@ -397,8 +414,64 @@ func TestDurableSyncPolicies(t *testing.T) {
 		}
 		requireDurableGoroutines(t, 0)
 	})
-	require.Panics(t, func() { kgmem.WithSync(kgmem.SyncPolicy(9)) })
 	require.Equal(t, "interval", kgmem.SyncInterval.String())
+	require.Equal(t, "SyncPolicy(9)", kgmem.SyncPolicy(9).String())
+}
+
+func TestDurableOptionErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		open func(dir string) error
+		msg  string
+	}{
+		{"unknown sync policy", func(dir string) error {
+			_, err := kgmem.OpenGraph(dir, kgmem.WithSync(kgmem.SyncPolicy(9)))
+			return err
+		}, "WithSync: unknown SyncPolicy(9)"},
+		{"interval not positive", func(dir string) error {
+			_, err := kgmem.OpenStore(dir, kgmem.WithSyncInterval(0))
+			return err
+		}, "WithSyncInterval: interval 0s is not positive"},
+		{"store option for a graph", func(dir string) error {
+			_, err := kgmem.OpenGraph(dir, kgmem.WithBM25(1.2, 0.75))
+			return err
+		}, "open graph: a store option, and no store is opened"},
+		{"graph option for a store", func(dir string) error {
+			_, err := kgmem.OpenStore(dir, kgmem.WithTagConstraints(kgmem.TagConstraints{MaxTagsPerEntity: 3}))
+			return err
+		}, "open store: a graph option, and no graph is opened"},
+		{"nil option", func(dir string) error {
+			_, err := kgmem.OpenMemory(dir, nil)
+			return err
+		}, "nil option"},
+		{"empty directory name", func(string) error {
+			_, err := kgmem.OpenMemory("")
+			return err
+		}, "empty directory name"},
+		{"directory is a file", func(dir string) error {
+			file := filepath.Join(dir, "file")
+			require.NoError(t, os.WriteFile(file, nil, 0o600))
+			_, err := kgmem.OpenGraph(file)
+			return err
+		}, "not a directory"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			err := c.open(dir)
+			require.ErrorIs(t, err, kgmem.ErrInvalidArgument)
+			require.ErrorContains(t, err, c.msg)
+			entries, rerr := os.ReadDir(dir)
+			require.NoError(t, rerr)
+			for _, e := range entries {
+				require.Equal(t, "file", e.Name(), "a refused Open created files")
+			}
+		})
+	}
+	// Options of every part are accepted by OpenMemory.
+	m := openMemory(t, t.TempDir(), kgmem.WithBM25(1.5, 0.5), kgmem.WithTagConstraints(kgmem.TagConstraints{MaxTagsPerEntity: 2}),
+		kgmem.WithSyncInterval(time.Second), kgmem.WithStrictRecovery())
+	require.Equal(t, 2, m.Graph().TagConstraints().MaxTagsPerEntity)
 }
 
 // Journal frames, built and parsed by the documented format.
@@ -426,189 +499,32 @@ func frameOffsets(t testing.TB, journal []byte) []int {
 	return offs
 }
 
-// tornFixture is a closed durable graph's files, and the graph it holds
-// without its last write.
-type tornFixture struct {
-	journal []byte // no snapshot has been written
-	offs    []int  // frame offsets in journal
-	without *kgmem.InMemoryGraph
-	full    *kgmem.InMemoryGraph
-}
-
-func newTornFixture(t *testing.T) *tornFixture {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "memory.kg")
-	g := openDurable(t, path, kgmem.WithSync(kgmem.SyncNone))
-	f := &tornFixture{without: kgmem.NewInMemoryGraph(), full: kgmem.NewInMemoryGraph()}
-	steps := mutationSteps()
-	steps = steps[:len(steps)-2] // no ReadFrom: it starts a new journal
-	for _, s := range steps {
-		require.NoError(t, s.apply(g))
-		require.NoError(t, s.apply(f.full))
-	}
-	for _, s := range steps[:len(steps)-1] {
-		require.NoError(t, s.apply(f.without))
-	}
-	require.NoError(t, g.Close())
-	var err error
-	f.journal, err = os.ReadFile(path + ".journal")
-	require.NoError(t, err)
-	f.offs = frameOffsets(t, f.journal)
-	_, err = os.Stat(path)
-	require.ErrorIs(t, err, fs.ErrNotExist, "no snapshot yet")
-	return f
-}
-
-// open writes the fixture's files, with journal in place of its journal,
-// into a new directory and opens them.
-func (f *tornFixture) open(t *testing.T, journal []byte) (*kgmem.InMemoryGraph, string, error) {
+// payloads returns the payloads of a journal's frames.
+func payloads(t testing.TB, journal []byte) []string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "memory.kg")
-	require.NoError(t, os.WriteFile(path+".journal", journal, 0o600))
-	g, err := kgmem.Open(path, kgmem.WithSync(kgmem.SyncNone))
-	if err == nil {
-		t.Cleanup(func() { g.Close() })
+	var ps []string
+	for _, off := range frameOffsets(t, journal) {
+		n := int(binary.LittleEndian.Uint32(journal[off:]))
+		ps = append(ps, string(journal[off+8:off+8+n]))
 	}
-	return g, path, err
-}
-
-// TestDurableTornTail cuts the journal at every byte of its last record and
-// opens it: the last write is gone, everything before it is there, and
-// Recovery reports the discarded bytes.
-func TestDurableTornTail(t *testing.T) {
-	f := newTornFixture(t)
-	last := f.offs[len(f.offs)-1]
-	for cut := last; cut < len(f.journal); cut++ {
-		g, path, err := f.open(t, f.journal[:cut])
-		require.NoError(t, err, "cut at %d", cut)
-		requireSame(t, f.without, g)
-		rec := g.Recovery()
-		require.Equal(t, int64(cut-last), rec.TornBytes, "cut at %d", cut)
-		if cut > last {
-			require.Equal(t, int64(last), rec.TornOffset)
-		}
-		require.Equal(t, len(f.offs)-2, rec.Replayed)
-		fi, err := os.Stat(path + ".journal")
-		require.NoError(t, err)
-		require.Equal(t, int64(last), fi.Size(), "the torn record is cut off")
-		if cut == last+3 {
-			// The journal goes on cleanly after the cut.
-			require.NoError(t, g.AddEntity(context.Background(), kgmem.Entity{ID: "after"}))
-			g = reopen(t, g, path)
-			require.Equal(t, f.without.Stats().Entities+1, g.Stats().Entities)
-			require.Zero(t, g.Recovery().TornBytes)
-		}
-	}
-	g, _, err := f.open(t, f.journal)
-	require.NoError(t, err)
-	requireSame(t, f.full, g)
-	require.Zero(t, g.Recovery().TornBytes)
-
-	// Zeros after the last record, as a file system may leave after a
-	// crash, are a torn tail too.
-	g, _, err = f.open(t, append(bytes.Clone(f.journal), make([]byte, 100)...))
-	require.NoError(t, err)
-	requireSame(t, f.full, g)
-	require.Equal(t, int64(100), g.Recovery().TornBytes)
-}
-
-// TestDurableFlippedByte damages one byte: in the last record it is a torn
-// write and is discarded; in any earlier record it is corruption, and Open
-// fails naming the record's offset and changes no file.
-func TestDurableFlippedByte(t *testing.T) {
-	f := newTornFixture(t)
-	last := f.offs[len(f.offs)-1]
-	for i := last; i < len(f.journal); i++ {
-		j := bytes.Clone(f.journal)
-		j[i] ^= 0x20
-		g, _, err := f.open(t, j)
-		require.NoError(t, err, "flip at %d", i)
-		requireSame(t, f.without, g)
-		require.Equal(t, int64(len(f.journal)-last), g.Recovery().TornBytes)
-	}
-	for k := 1; k < len(f.offs)-1; k++ {
-		off := f.offs[k]
-		for _, i := range []int{off, off + 5, off + 9, f.offs[k+1] - 1} {
-			j := bytes.Clone(f.journal)
-			j[i] ^= 0x01
-			_, path, err := f.open(t, j)
-			require.Error(t, err, "flip at %d in record %d", i, k)
-			require.ErrorIs(t, err, kgmem.ErrInvalidArgument)
-			require.ErrorContains(t, err, fmt.Sprintf("offset %d:", off))
-			require.ErrorContains(t, err, path+".journal")
-			after, err := os.ReadFile(path + ".journal")
-			require.NoError(t, err)
-			require.Equal(t, j, after, "the damaged journal was changed")
-		}
-	}
-	// A damaged header is corruption too.
-	j := bytes.Clone(f.journal)
-	j[10] ^= 0x01
-	_, _, err := f.open(t, j)
-	require.ErrorIs(t, err, kgmem.ErrInvalidArgument)
-	require.ErrorContains(t, err, "offset 0:")
-}
-
-// TestDurableJournalRules feeds Open hand-made journals that break the
-// sequence rules.
-func TestDurableJournalRules(t *testing.T) {
-	header := frame(`{"format":"kgmem-journal","version":1}`)
-	rec := func(seq int, id string) []byte {
-		return frame(fmt.Sprintf(`{"seq":%d,"op":"add_entity","entities":[{"id":%q,"name":""}]}`, seq, id))
-	}
-	join := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
-	f := &tornFixture{}
-	cases := []struct {
-		name    string
-		journal []byte
-		msg     string
-	}{
-		{"gap", join(header, rec(1, "a"), rec(3, "b")), "record seq 3, want 2"},
-		{"not starting at 1", join(header, rec(2, "a")), "record seq 2, want 1"},
-		{"repeated", join(header, rec(1, "a"), rec(1, "b")), "record seq 1, want 2"},
-		{"wrong format", join(frame(`{"format":"kgmem-graph","version":1}`), rec(1, "a")), "header"},
-		{"wrong version", join(frame(`{"format":"kgmem-journal","version":2}`)), "version 2"},
-		{"unknown op", join(header, frame(`{"seq":1,"op":"explode"}`)), "unknown operation"},
-		{"unknown field", join(header, frame(`{"seq":1,"op":"add_entity","entities":[{"id":"a"}],"x":1}`)), "unknown field"},
-		{"does not apply", join(header, frame(`{"seq":1,"op":"remove_entity","id":"nobody"}`)), "does not apply"},
-		{"malformed", join(header, frame(`{"seq":1,"op":"add_relation"}`)), "malformed"},
-		{"too many tags", join(header, frame(`{"seq":1,"op":"add_entity","entities":[{"id":"a","tags":["1","2","3","4","5","6","7","8","9"]}]}`)), "MaxTagsPerEntity"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			_, _, err := f.open(t, c.journal)
-			require.ErrorIs(t, err, kgmem.ErrInvalidArgument)
-			require.ErrorContains(t, err, c.msg)
-		})
-	}
-	g, _, err := f.open(t, join(header, rec(1, "a"), rec(2, "b")))
-	require.NoError(t, err)
-	require.Equal(t, 2, g.Stats().Entities)
-	require.Equal(t, uint64(2), g.JournalStats().Seq)
+	return ps
 }
 
 func TestOpenErrors(t *testing.T) {
 	dir := t.TempDir()
-	_, err := kgmem.Open(filepath.Join(dir, "no-such-dir", "memory.kg"))
-	require.ErrorIs(t, err, fs.ErrNotExist)
-
-	path := filepath.Join(dir, "memory.kg")
-	require.NoError(t, os.WriteFile(path, []byte(`{"format":"kgmem-graph","version":1,"entities":1,"relations":0}`+"\n"+`{"id":""}`+"\n"), 0o600))
-	_, err = kgmem.Open(path)
-	require.ErrorIs(t, err, kgmem.ErrInvalidArgument)
+	path := filepath.Join(dir, "graph.snapshot")
+	require.NoError(t, os.WriteFile(path, []byte(`{"format":"kgmem-graph","version":2,"entities":1,"relations":0}`+"\n"+`{"id":""}`+"\n"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "graph.journal"),
+		frame(`{"format":"kgmem-journal","version":2,"kind":"graph","base":0}`), 0o600))
+	_, err := kgmem.OpenGraph(dir)
+	require.ErrorIs(t, err, kgmem.ErrCorrupt)
+	require.ErrorIs(t, err, kgmem.ErrInvalidArgument, "the reader's own sentinel is kept")
 	require.ErrorContains(t, err, path)
 	require.ErrorContains(t, err, "snapshot line 2")
 	// A failed Open releases the lock.
 	require.NoError(t, os.Remove(path))
-	g := openDurable(t, path)
+	g := openGraph(t, dir)
 	require.NoError(t, g.Close())
-
-	// A snapshot that lost its journal's early records is refused.
-	require.NoError(t, os.WriteFile(path+".journal",
-		bytes.Join([][]byte{frame(`{"format":"kgmem-journal","version":1}`), frame(`{"seq":5,"op":"add_entity","entities":[{"id":"a"}]}`)}, nil), 0o600))
-	_, err = kgmem.Open(path)
-	require.ErrorIs(t, err, kgmem.ErrInvalidArgument)
-	require.ErrorContains(t, err, "records are missing")
 }
 
 func TestDurableLoadFile(t *testing.T) {
@@ -616,27 +532,53 @@ func TestDurableLoadFile(t *testing.T) {
 	dir := t.TempDir()
 	src := kgmem.NewInMemoryGraph()
 	require.NoError(t, src.AddEntity(ctx, kgmem.Entity{ID: "x", Name: "X"}))
-	require.NoError(t, src.SaveFile(filepath.Join(dir, "backup.kg")))
+	backup := filepath.Join(t.TempDir(), "backup.kg")
+	require.NoError(t, kgmem.SaveFile(backup, src))
 
-	path := filepath.Join(dir, "memory.kg")
-	g := openDurable(t, path)
+	g := openGraph(t, dir)
 	require.NoError(t, g.AddEntity(ctx, kgmem.Entity{ID: "old"}))
 	// A bad snapshot changes nothing, on disk either.
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "bad.kg"), []byte("garbage\n"), 0o600))
-	require.ErrorIs(t, g.LoadFile(filepath.Join(dir, "bad.kg")), kgmem.ErrInvalidArgument)
-	g = reopen(t, g, path)
+	bad := filepath.Join(t.TempDir(), "bad.kg")
+	require.NoError(t, os.WriteFile(bad, []byte("garbage\n"), 0o600))
+	require.ErrorIs(t, kgmem.LoadFile(bad, g), kgmem.ErrInvalidArgument)
+	g = reopenGraph(t, g, dir)
 	require.Equal(t, 1, g.Stats().Entities)
 
-	require.NoError(t, g.LoadFile(filepath.Join(dir, "backup.kg")))
-	requireSame(t, src, g)
+	require.NoError(t, kgmem.LoadFile(backup, g))
+	requireSame(t, src, g.InMemoryGraph)
 	st := g.JournalStats()
 	require.Equal(t, uint64(2), st.Seq, "the replacement counts as one write")
 	require.Equal(t, st.Seq, st.SnapshotSeq)
 	require.NoError(t, g.AddEntity(ctx, kgmem.Entity{ID: "y"}))
 	require.NoError(t, src.AddEntity(ctx, kgmem.Entity{ID: "y"}))
-	g = reopen(t, g, path)
-	requireSame(t, src, g)
+	g = reopenGraph(t, g, dir)
+	requireSame(t, src, g.InMemoryGraph)
 	require.Equal(t, 1, g.Recovery().Replayed)
+}
+
+func TestSaveFile(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	g := kgmem.NewInMemoryGraph()
+	require.NoError(t, g.AddEntity(ctx, kgmem.Entity{ID: "a", Name: "A"}))
+	path := filepath.Join(dir, "g.kg")
+	require.NoError(t, os.WriteFile(path, []byte("old"), 0o640))
+	require.NoError(t, kgmem.SaveFile(path, g))
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o640), fi.Mode().Perm(), "SaveFile keeps the permission bits")
+	h := kgmem.NewInMemoryGraph()
+	require.NoError(t, kgmem.LoadFile(path, h))
+	requireSame(t, g, h)
+
+	err = kgmem.LoadFile(filepath.Join(dir, "missing.kg"), h)
+	require.ErrorIs(t, err, fs.ErrNotExist)
+	require.ErrorContains(t, err, "missing.kg")
+	err = kgmem.SaveFile(filepath.Join(dir, "no-such-dir", "x.kg"), g)
+	require.ErrorIs(t, err, fs.ErrNotExist)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "no temporary file left behind")
 }
 
 func TestDurableRecordTooLarge(t *testing.T) {
@@ -644,39 +586,38 @@ func TestDurableRecordTooLarge(t *testing.T) {
 		t.Skip("encodes a 64 MiB record, slow under -short and the race detector")
 	}
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "memory.kg")
-	g := openDurable(t, path, kgmem.WithSync(kgmem.SyncNone))
+	dir := t.TempDir()
+	g := openGraph(t, dir, kgmem.WithSync(kgmem.SyncNone))
 	require.NoError(t, g.AddEntity(ctx, kgmem.Entity{ID: "a"}))
-	err := g.AddEntity(ctx, kgmem.Entity{ID: "huge", Description: strings.Repeat("x", kgmem.MaxRecordSize)})
+	err := g.AddEntity(ctx, kgmem.Entity{ID: "huge", Description: strings.Repeat("x", 64<<20)})
 	require.ErrorIs(t, err, kgmem.ErrInvalidArgument)
-	require.ErrorContains(t, err, "MaxRecordSize")
+	require.ErrorContains(t, err, "larger than the limit")
 	_, ok, err := g.GetEntity(ctx, "huge")
 	require.NoError(t, err)
 	require.False(t, ok, "a write whose record was refused must not be applied")
 	require.NoError(t, g.AddEntity(ctx, kgmem.Entity{ID: "b"}), "a refused record does not stop later writes")
-	g = reopen(t, g, path)
+	g = reopenGraph(t, g, dir)
 	require.Equal(t, 2, g.Stats().Entities)
 }
 
 func TestDurableRemovesTempFiles(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, "memory.kg")
-	for _, name := range []string{"memory.kg.tmp-123", "memory.kg.journal.tmp-9", "other.kg.tmp-1"} {
+	for _, name := range []string{"graph.snapshot.tmp-123", "graph.journal.tmp-9", "pages.snapshot.tmp-1"} {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte("partial"), 0o600))
 	}
-	g := openDurable(t, path)
+	g := openGraph(t, dir)
 	require.Equal(t, 2, g.Recovery().TempFiles)
-	_, err := os.Stat(filepath.Join(dir, "other.kg.tmp-1"))
-	require.NoError(t, err, "another graph's temporary file is not touched")
+	_, err := os.Stat(filepath.Join(dir, "pages.snapshot.tmp-1"))
+	require.NoError(t, err, "another kind's temporary file is not touched")
 }
 
 func TestDurableErrorsWrapSentinels(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "memory.kg")
-	g := openDurable(t, path)
+	g := openGraph(t, t.TempDir())
 	require.NoError(t, g.Close())
 	err := g.Close()
 	require.ErrorIs(t, err, kgmem.ErrClosed)
 	require.False(t, errors.Is(err, kgmem.ErrJournal))
+	require.ErrorIs(t, g.Compact(), kgmem.ErrClosed)
 }
 
 // raceEnabled reports whether the test binary was built with -race.

@@ -76,8 +76,7 @@ const (
 // every string must be valid UTF-8. ID, Name, Type, each alias and each tag
 // have length limits (MaxIDBytes, MaxNameBytes, MaxTypeBytes,
 // MaxTagBytes); Description, Properties and SourceIDs have none beyond
-// what a snapshot line (MaxLineSize) or a journal record (MaxRecordSize)
-// can hold.
+// what a snapshot line or a journal record (64 MiB each) can hold.
 type Entity struct {
 	ID          string            `json:"id"`                    // identity; non-empty, at most MaxIDBytes
 	Name        string            `json:"name"`                  // display name, used for linking; at most MaxNameBytes
@@ -108,7 +107,9 @@ type Relation struct {
 // RelationKey identifies a relation. It is a struct rather than a joined
 // string because entity IDs commonly contain separators such as ':'.
 type RelationKey struct {
-	SourceID, TargetID, Type string // as in Relation
+	SourceID string `json:"source_id"` // as in Relation
+	TargetID string `json:"target_id"`
+	Type     string `json:"type"`
 }
 
 // Key returns the relation's identity.

@@ -14,20 +14,23 @@ import (
 	"github.com/kgmem/kgmem/internal/quote"
 )
 
-// Option configures an InMemoryGraph.
+// Option configures an InMemoryGraph. Every Option is also a
+// DurableOption, configuring the graph that OpenGraph or OpenMemory opens.
 type Option interface {
+	DurableOption
 	apply(*graphConfig)
 }
 
 type graphConfig struct {
 	tags       TagConstraints
 	pathBudget int
-	durable    durableConfig // settings of Open (durable.go); NewInMemoryGraph ignores them
 }
 
 type optionFunc func(*graphConfig)
 
 func (f optionFunc) apply(c *graphConfig) { f(c) }
+
+func (f optionFunc) applyDurable(c *durableConfig) { c.graph = append(c.graph, f) }
 
 // WithTagConstraints sets the limits tags are normalised with. A
 // MaxTagsPerEntity of 0 or less means the default, DefaultMaxTagsPerEntity.
@@ -87,42 +90,12 @@ type InMemoryGraph struct {
 	types     typeTable
 	tagIndex  map[string]map[int32]struct{}
 	names     nameIndex
-	// journal, when set, records every mutation before it is applied; a
-	// mutation whose record fails is not applied. Set once, before the
-	// graph is shared.
-	journal mutationLog
+	// journal, when set, records every write before it is applied (see
+	// commit); a write whose record fails is not applied. Set once, by
+	// the durable layer, before the graph is shared.
+	journal func(*mutation) error
 	closed  bool // set by Close; every method then fails with ErrClosed
 }
-
-// mutationLog records the mutations of a graph, in order.
-type mutationLog interface {
-	// record is called with g.mu held for writing, after the mutation has
-	// been validated and before it is applied.
-	record(m *mutation) error
-}
-
-// mutation is one successful write to a graph, in the form a journal
-// replays: entities carry their normalised tags.
-type mutation struct {
-	Op        mutationOp   `json:"op"`
-	Entities  []Entity     `json:"entities,omitempty"`  // OpAddEntity (one), OpAddBatch
-	Relations []Relation   `json:"relations,omitempty"` // OpAddRelation (one), OpAddBatch
-	ID        string       `json:"id,omitempty"`        // OpRemoveEntity, OpSetTags, OpRemoveSource
-	Key       *RelationKey `json:"key,omitempty"`       // OpRemoveRelation
-	Tags      []string     `json:"tags,omitempty"`      // OpSetTags, normalised
-}
-
-type mutationOp string
-
-const (
-	opAddEntity      mutationOp = "add_entity"
-	opRemoveEntity   mutationOp = "remove_entity"
-	opAddRelation    mutationOp = "add_relation"
-	opRemoveRelation mutationOp = "remove_relation"
-	opSetTags        mutationOp = "set_tags"
-	opAddBatch       mutationOp = "add_batch"
-	opRemoveSource   mutationOp = "remove_source"
-)
 
 // lock takes g.mu for writing, or returns an error wrapping ErrClosed.
 func (g *InMemoryGraph) lock() error {
@@ -134,6 +107,19 @@ func (g *InMemoryGraph) lock() error {
 	return nil
 }
 
+// Close releases the graph: every later call fails with an error wrapping
+// ErrClosed, a second Close included. It frees nothing by itself (drop the
+// graph for that); it makes use after release an error rather than a
+// silent success. DurableGraph and Memory close their files too.
+func (g *InMemoryGraph) Close() error {
+	if err := g.lock(); err != nil {
+		return err
+	}
+	g.closed = true
+	g.mu.Unlock()
+	return nil
+}
+
 // rlock takes g.mu for reading, or returns an error wrapping ErrClosed.
 func (g *InMemoryGraph) rlock() error {
 	g.mu.RLock()
@@ -142,14 +128,6 @@ func (g *InMemoryGraph) rlock() error {
 		return errClosed
 	}
 	return nil
-}
-
-// log records m in the journal, if there is one.
-func (g *InMemoryGraph) log(m *mutation) error {
-	if g.journal == nil {
-		return nil
-	}
-	return g.journal.record(m)
 }
 
 // node is one entity slot.
@@ -301,29 +279,7 @@ func (g *InMemoryGraph) Stats() GraphStats {
 // MaxTagBytes). AddEntity copies e: later changes to e's slices or map do
 // not reach the graph.
 func (g *InMemoryGraph) AddEntity(ctx context.Context, e Entity) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := validateEntity(&e); err != nil {
-		return err
-	}
-	tags, _ := normalizeTags(e.Tags, g.tags.MaxTagsPerEntity) // validated above
-	more := newEntityMore(&e, tags)
-	if err := g.lock(); err != nil {
-		return err
-	}
-	defer g.mu.Unlock()
-	if g.journal != nil {
-		logged := e
-		logged.Tags = tags
-		if g.journal != nil {
-			if err := g.log(&mutation{Op: opAddEntity, Entities: []Entity{logged}}); err != nil {
-				return err
-			}
-		}
-	}
-	g.putEntity(&e, more)
-	return nil
+	return g.apply(ctx, &mutation{Op: opAddEntity, Entities: []Entity{e}})
 }
 
 // putEntity stores a validated entity; the caller holds g.mu for writing.
@@ -375,13 +331,6 @@ func (n *node) aliases() []string {
 	return n.more.aliases
 }
 
-func (m *entityMore) tagList() []string {
-	if m == nil {
-		return nil
-	}
-	return m.tags
-}
-
 func (n *node) tags() []string {
 	if n.more == nil {
 		return nil
@@ -425,27 +374,7 @@ func (g *InMemoryGraph) GetEntity(ctx context.Context, id string) (Entity, bool,
 // ErrInvalidArgument when id is empty, longer than MaxIDBytes or not valid
 // UTF-8. Cost: O(degree).
 func (g *InMemoryGraph) RemoveEntity(ctx context.Context, id string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := validateID("entity", id); err != nil {
-		return err
-	}
-	if err := g.lock(); err != nil {
-		return err
-	}
-	defer g.mu.Unlock()
-	s, ok := g.ids[id]
-	if !ok {
-		return fmt.Errorf("kgmem: remove entity %q: %w", id, ErrNotFound)
-	}
-	if g.journal != nil {
-		if err := g.log(&mutation{Op: opRemoveEntity, ID: id}); err != nil {
-			return err
-		}
-	}
-	g.removeEntity(s)
-	return nil
+	return g.apply(ctx, &mutation{Op: opRemoveEntity, ID: id})
 }
 
 // removeEntity deletes the entity in slot s with its relations and index
@@ -476,29 +405,7 @@ func (g *InMemoryGraph) removeEntity(s int32) int {
 // wrapping ErrNotFound when an endpoint is not an entity. AddRelation copies
 // r. Cost: O(1) amortised.
 func (g *InMemoryGraph) AddRelation(ctx context.Context, r Relation) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := validateRelation(&r); err != nil {
-		return err
-	}
-	r.Weight += 0 // store -0 as +0
-	more := newRelMore(&r)
-	if err := g.lock(); err != nil {
-		return err
-	}
-	defer g.mu.Unlock()
-	src, dst, err := g.endpoints(r.SourceID, r.TargetID, r.Type)
-	if err != nil {
-		return err
-	}
-	if g.journal != nil {
-		if err := g.log(&mutation{Op: opAddRelation, Relations: []Relation{r}}); err != nil {
-			return err
-		}
-	}
-	g.putRelation(src, dst, r.Type, r.Weight, more)
-	return nil
+	return g.apply(ctx, &mutation{Op: opAddRelation, Relations: []Relation{r}})
 }
 
 // putRelation stores a validated relation between existing slots; the
@@ -535,89 +442,8 @@ func (g *InMemoryGraph) putRelationTyped(src, dst, t int32, w float64, more *rel
 // is taken; under it, the cost is O(1) amortised per item, however many
 // distinct relation types the batch holds.
 func (g *InMemoryGraph) AddBatch(ctx context.Context, entities []Entity, relations []Relation) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	ents := make([]Entity, len(entities))
-	mores := make([]*entityMore, len(entities))
-	for i := range entities {
-		e := entities[i]
-		if err := validateEntity(&e); err != nil {
-			return fmt.Errorf("kgmem: batch entity %d: %w", i, err)
-		}
-		tags, _ := normalizeTags(e.Tags, g.tags.MaxTagsPerEntity)
-		ents[i], mores[i] = e, newEntityMore(&e, tags)
-	}
-	relMores, err := prepareRelations(relations)
-	if err != nil {
-		return err
-	}
-	typeOf, typeNames := batchTypes(relations)
-	if err := g.lock(); err != nil {
-		return err
-	}
-	defer g.mu.Unlock()
-	// Resolve endpoints once; -1 marks an entity this batch adds.
-	ends := make([][2]int32, len(relations))
-	var batchIDs map[string]bool
-	for i := range relations {
-		r := &relations[i]
-		for j, id := range [2]string{r.SourceID, r.TargetID} {
-			if s, ok := g.ids[id]; ok {
-				ends[i][j] = s
-				continue
-			}
-			if batchIDs == nil {
-				batchIDs = make(map[string]bool, len(ents))
-				for k := range ents {
-					batchIDs[ents[k].ID] = true
-				}
-			}
-			if !batchIDs[id] {
-				return fmt.Errorf("kgmem: batch relation %d: %q -[%s]-> %q: entity %q: %w",
-					i, r.SourceID, r.Type, r.TargetID, id, ErrNotFound)
-			}
-			ends[i][j] = -1
-		}
-	}
-	if g.journal != nil {
-		m := &mutation{Op: opAddBatch, Entities: make([]Entity, len(ents)), Relations: make([]Relation, len(relations))}
-		for i := range ents {
-			m.Entities[i] = ents[i]
-			m.Entities[i].Tags = mores[i].tagList()
-		}
-		for i := range relations {
-			m.Relations[i] = relations[i]
-			m.Relations[i].Weight += 0
-		}
-		if err := g.log(m); err != nil {
-			return err
-		}
-	}
-	for i := range ents {
-		g.putEntity(&ents[i], mores[i])
-	}
-	g.reserve(relations, ends)
-	typeIDs := make([]int32, len(typeNames)) // typeIDs[j] is the interned type of typeNames[j]
-	for j, name := range typeNames {
-		t, ok := g.types.lookup(name)
-		if !ok {
-			t = g.types.intern(name)
-		}
-		typeIDs[j] = t
-	}
-	for i := range relations {
-		r := &relations[i]
-		src, dst := ends[i][0], ends[i][1]
-		if src < 0 {
-			src = g.ids[r.SourceID]
-		}
-		if dst < 0 {
-			dst = g.ids[r.TargetID]
-		}
-		g.putRelationTyped(src, dst, typeIDs[typeOf[i]], r.Weight+0, relMores[i])
-	}
-	return nil
+	// Copies, as check normalises tags and weights in place.
+	return g.apply(ctx, &mutation{Op: opAddBatch, Entities: slices.Clone(entities), Relations: slices.Clone(relations)})
 }
 
 // batchTypes returns the distinct types of relations in first-seen order,
@@ -845,27 +671,7 @@ func (g *InMemoryGraph) removeRel(i int32) {
 // ErrInvalidArgument when a part of the key is empty, longer than its limit
 // or not valid UTF-8.
 func (g *InMemoryGraph) RemoveRelation(ctx context.Context, sourceID, targetID, relationType string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := validateKey(sourceID, targetID, relationType); err != nil {
-		return err
-	}
-	if err := g.lock(); err != nil {
-		return err
-	}
-	defer g.mu.Unlock()
-	if i, ok := g.lookupRel(sourceID, targetID, relationType); ok {
-		key := RelationKey{sourceID, targetID, relationType}
-		if g.journal != nil {
-			if err := g.log(&mutation{Op: opRemoveRelation, Key: &key}); err != nil {
-				return err
-			}
-		}
-		g.removeRel(i)
-		return nil
-	}
-	return fmt.Errorf("kgmem: remove relation %q -[%s]-> %q: %w", sourceID, relationType, targetID, ErrNotFound)
+	return g.apply(ctx, &mutation{Op: opRemoveRelation, Key: &RelationKey{sourceID, targetID, relationType}})
 }
 
 func (g *InMemoryGraph) lookupRel(sourceID, targetID, relationType string) (int32, bool) {

@@ -76,6 +76,18 @@ type ingestConfig struct {
 	localIDs      bool
 	policy        WeightPolicy
 	defaultWeight float64
+
+	// commit, when set, writes the plan instead of the graph's AddBatch
+	// (Memory.Ingest, which journals the page with it).
+	commit func(ctx context.Context, entities []Entity, relations []Relation) error
+	err    error // an option that cannot be applied
+}
+
+// fail records the first option that cannot be applied.
+func (c *ingestConfig) fail(format string, args ...any) {
+	if c.err == nil {
+		c.err = fmt.Errorf("kgmem: "+format+": %w", append(args, ErrInvalidArgument)...)
+	}
 }
 
 type ingestOptionFunc func(*ingestConfig)
@@ -468,6 +480,9 @@ func Ingest(ctx context.Context, g KnowledgeGraph, x Extraction, opts ...IngestO
 	}
 	if err := ctx.Err(); err != nil {
 		return IngestReport{}, err
+	}
+	if cfg.err != nil {
+		return IngestReport{}, cfg.err
 	}
 	if err := validateIngest(g, &x, &cfg); err != nil {
 		return IngestReport{}, err
@@ -1403,6 +1418,13 @@ func (p *ingestPlanner) apply() (IngestReport, error) {
 	rels := make([]Relation, len(p.relOrder))
 	for i, k := range p.relOrder {
 		rels[i] = p.rels[k].r
+	}
+	if p.cfg.commit != nil {
+		if err := p.cfg.commit(p.ctx, ents, rels); err != nil {
+			p.countWritten(0, 0)
+			return p.report, p.wrapErr(err)
+		}
+		return p.report, nil
 	}
 	if b, ok := p.g.(ingestBatcher); ok {
 		if err := b.AddBatch(p.ctx, ents, rels); err != nil {

@@ -6,8 +6,10 @@ package kgmem
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,28 +107,35 @@ func TestSnapshotRejectsOverLimitValues(t *testing.T) {
 
 func TestJournalRejectsOverLimitRecord(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "memory.kg")
-	g, err := Open(path)
+	dir := t.TempDir()
+	g, err := OpenGraph(dir)
 	require.NoError(t, err)
 	require.NoError(t, g.AddEntity(ctx, Entity{ID: "a"}))
 	require.NoError(t, g.Close())
 
-	payload, err := json.Marshal(journalRecord{Seq: 2, mutation: mutation{
-		Op: opAddRelation, Relations: []Relation{{SourceID: "a", TargetID: "a", Type: strings.Repeat("t", 100<<10)}},
-	}})
+	rel, err := json.Marshal(Relation{SourceID: "a", TargetID: "a", Type: strings.Repeat("t", 100<<10)})
 	require.NoError(t, err)
-	f, err := os.OpenFile(path+".journal", os.O_WRONLY|os.O_APPEND, 0)
+	path := filepath.Join(dir, "graph.journal")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	require.NoError(t, err)
-	_, err = f.Write(appendFrame(nil, payload))
+	_, err = f.Write(appendFrameForTest(`{"seq":2,"op":"add_relation","relations":[` + string(rel) + `]}`))
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
 
-	_, err = Open(path)
+	_, err = OpenGraph(dir)
+	require.ErrorIs(t, err, ErrCorrupt)
 	require.ErrorIs(t, err, ErrInvalidArgument)
-	require.ErrorContains(t, err, "record seq 2 at offset")
-	require.ErrorContains(t, err, "does not apply")
+	require.ErrorContains(t, err, "record seq 2 does not apply")
 	require.ErrorContains(t, err, "MaxTypeBytes (256)")
 	require.Less(t, len(err.Error()), maxMessage+len(path))
+}
+
+// appendFrameForTest frames a journal payload as the journal format
+// documents: length, CRC-32C, payload.
+func appendFrameForTest(payload string) []byte {
+	b := binary.LittleEndian.AppendUint32(nil, uint32(len(payload)))
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum([]byte(payload), crc32.MakeTable(crc32.Castagnoli)))
+	return append(b, payload...)
 }
 
 func TestIngestSkipsOverLimitValues(t *testing.T) {

@@ -1,28 +1,29 @@
 // # Snapshots
 //
-// [InMemoryGraph.WriteTo] and [InMemoryGraph.ReadFrom] (and SaveFile and
-// LoadFile, which write and read a file atomically) turn a graph into a
-// byte stream and back; [InMemoryKnowledgeStore] has the same four methods.
-// A graph snapshot is JSON Lines text in UTF-8: one JSON object per line,
-// each line ended by '\n'. The first line is the header:
+// [InMemoryGraph.WriteTo] and [InMemoryGraph.ReadFrom] turn a graph into a
+// byte stream and back, and [InMemoryKnowledgeStore] has the same two
+// methods; [SaveFile] and [LoadFile] write and read either as a file,
+// atomically. A graph snapshot is JSON Lines text in UTF-8: one JSON object
+// per line, each line ended by '\n'. The first line is the header:
 //
-//	{"format":"kgmem-graph","version":1,"seq":S,"entities":N,"relations":M}
+//	{"format":"kgmem-graph","version":2,"seq":S,"entities":N,"relations":M}
 //
-// format is always "kgmem-graph" and version 1 (a reader refuses any other
-// value). seq is present only in the snapshot of a durable graph (see
-// [Open]): the sequence number of the last journal record the snapshot
-// holds. entities and relations count the lines that follow: N lines, one
-// [Entity] each in its JSON form (the struct tags of Entity), ordered by
-// ID, then M lines, one [Relation] each, ordered by key (SourceID,
-// TargetID, Type). Nothing follows the last relation. Empty fields are left
-// out, map keys are sorted, and floats are written in the shortest form
-// that reads back to the same value, so two equal graphs always give
-// byte-identical snapshots, whatever order they were built in.
+// format is always "kgmem-graph"; kgmem writes version 2 and reads 1 and 2
+// (the lines are the same; version 1 came before durable page stores).
+// seq is present only in the snapshot of a durable graph or memory (see
+// Durable memory): the sequence number of the last journal record the
+// snapshot holds. entities and relations count the lines that follow: N
+// lines, one [Entity] each in its JSON form (the struct tags of Entity),
+// ordered by ID, then M lines, one [Relation] each, ordered by key
+// (source_id, target_id, type). Nothing follows the last relation. Empty
+// fields are left out, map keys are sorted, and floats are written in the
+// shortest form that reads back to the same value, so two equal graphs
+// always give byte-identical snapshots, whatever order they were built in.
 //
-// A line may be at most [MaxLineSize] (64 MiB) long, its newline excluded;
-// WriteTo refuses to write a longer one, so every snapshot it writes can be
-// read back, and a reader never holds more than one such line of a hostile
-// input in memory at a time.
+// A line may be at most 64 MiB long, its newline excluded; WriteTo refuses
+// to write a longer one, so every snapshot it writes can be read back, and
+// a reader never holds more than one such line of a hostile input in
+// memory at a time.
 //
 // Reading checks every rule a write checks ([InMemoryGraph.AddEntity],
 // [InMemoryGraph.AddRelation]) and more: the header's format, version and
@@ -35,7 +36,7 @@
 //
 // A knowledge store snapshot has the same shape with the header
 //
-//	{"format":"kgmem-pages","version":1,"pages":N}
+//	{"format":"kgmem-pages","version":2,"seq":S,"pages":N}
 //
 // followed by N lines, one [KnowledgePage] each, ordered by ID.
 package kgmem
@@ -49,8 +50,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -62,18 +61,19 @@ import (
 
 // Snapshot format identifiers and limits.
 const (
-	// GraphFormat is the format name in a graph snapshot's header.
-	GraphFormat = "kgmem-graph"
-	// PagesFormat is the format name in a knowledge store snapshot's header.
-	PagesFormat = "kgmem-pages"
-	// SnapshotVersion is the snapshot format version this package writes
-	// and the only one it reads.
-	SnapshotVersion = 1
-	// MaxLineSize is the longest snapshot line, newline excluded, that
+	graphFormat = "kgmem-graph" // the format name in a graph snapshot's header
+	pagesFormat = "kgmem-pages" // the format name in a page snapshot's header
+	// snapshotVersion is the snapshot format version kgmem writes; it
+	// reads this one and version 1.
+	snapshotVersion = 2
+	// maxLineSize is the longest snapshot line, newline excluded, that
 	// kgmem writes or reads: 64 MiB. It bounds the memory a hostile
 	// snapshot can make a reader allocate for one line.
-	MaxLineSize = 64 << 20
+	maxLineSize = 64 << 20
 )
+
+// readableVersion reports whether a reader understands snapshot version v.
+func readableVersion(v int) bool { return v == 1 || v == snapshotVersion }
 
 // preallocCap bounds how many items a reader reserves room for on the word
 // of a header alone; past it, collections grow as lines arrive, at most
@@ -110,6 +110,7 @@ type snapshotHeader struct {
 type pagesHeader struct {
 	Format  string `json:"format"`
 	Version int    `json:"version"`
+	Seq     uint64 `json:"seq,omitempty"`
 	Pages   int64  `json:"pages"`
 }
 
@@ -197,11 +198,17 @@ func (d *graphData) sort() {
 	d.entityOrder, d.relationOrder = order, rels
 }
 
-// write writes d, sorted, as a snapshot.
-func (d *graphData) write(w io.Writer) (int64, error) {
+// WriteTo writes d, sorted, as a snapshot.
+func (d *graphData) WriteTo(w io.Writer) (int64, error) {
 	lw := newLineWriter(w)
+	d.writeLines(lw)
+	return lw.finish()
+}
+
+// writeLines writes d, sorted, as the lines of a snapshot.
+func (d *graphData) writeLines(lw *lineWriter) {
 	lw.encode(snapshotHeader{
-		Format: GraphFormat, Version: SnapshotVersion, Seq: d.seq,
+		Format: graphFormat, Version: snapshotVersion, Seq: d.seq,
 		Entities: int64(len(d.entities)), Relations: int64(len(d.relations)),
 	})
 	for _, k := range d.entityOrder {
@@ -212,7 +219,6 @@ func (d *graphData) write(w io.Writer) (int64, error) {
 			lw.encode(r)
 		}
 	}
-	return lw.finish()
 }
 
 // lineWriter encodes values as JSON Lines through a buffer.
@@ -244,9 +250,9 @@ func (lw *lineWriter) encode(v any) {
 		lw.err = fmt.Errorf("kgmem: snapshot line %d: %w", lw.line, err)
 		return
 	}
-	if lw.buf.Len()-1 > MaxLineSize {
-		lw.err = fmt.Errorf("kgmem: snapshot line %d is %d bytes, more than MaxLineSize (%d): %w",
-			lw.line, lw.buf.Len()-1, MaxLineSize, ErrInvalidArgument)
+	if lw.buf.Len()-1 > maxLineSize {
+		lw.err = fmt.Errorf("kgmem: snapshot line %d is %d bytes, more than the limit of %d bytes: %w",
+			lw.line, lw.buf.Len()-1, maxLineSize, ErrInvalidArgument)
 		return
 	}
 	n, err := lw.w.Write(lw.buf.Bytes())
@@ -277,9 +283,9 @@ func (lw *lineWriter) plainRelation(r *Relation) bool {
 	b = appendJSONFloat(b, r.Weight)
 	b = append(b, "}\n"...)
 	lw.scratch = b
-	if len(b)-1 > MaxLineSize {
-		lw.err = fmt.Errorf("kgmem: snapshot line %d is %d bytes, more than MaxLineSize (%d): %w",
-			lw.line, len(b)-1, MaxLineSize, ErrInvalidArgument)
+	if len(b)-1 > maxLineSize {
+		lw.err = fmt.Errorf("kgmem: snapshot line %d is %d bytes, more than the limit of %d bytes: %w",
+			lw.line, len(b)-1, maxLineSize, ErrInvalidArgument)
 		return true
 	}
 	n, err := lw.w.Write(b)
@@ -340,7 +346,7 @@ func (lw *lineWriter) finish() (int64, error) {
 // The contents are copied under the read lock, which is released before
 // anything is written, so a slow w never holds up other callers; the
 // snapshot is the graph as it was at one instant. A line longer than
-// MaxLineSize (an entity with a huge description) returns an error
+// 64 MiB (an entity with a huge description) returns an error
 // wrapping ErrInvalidArgument, and an error from w is returned wrapped.
 // After Close it returns an error wrapping ErrClosed.
 //
@@ -352,12 +358,9 @@ func (g *InMemoryGraph) WriteTo(w io.Writer) (int64, error) {
 		return 0, err
 	}
 	d := g.capture()
-	if dl, ok := g.journal.(*durableLog); ok {
-		d.seq = dl.seq
-	}
 	g.mu.RUnlock()
 	d.sort()
-	return d.write(w)
+	return d.WriteTo(w)
 }
 
 // ReadFrom replaces the graph's contents with the snapshot read from r,
@@ -371,13 +374,12 @@ func (g *InMemoryGraph) WriteTo(w io.Writer) (int64, error) {
 // the line (the header is line 1); an error from r is returned wrapped,
 // with the line it interrupted.
 //
-// On a durable graph (see [Open]) the new contents are also written as its
-// snapshot, and the journal is started afresh, before ReadFrom returns;
-// other calls wait meanwhile. If the snapshot cannot be written the graph
-// is unchanged; an error after the new snapshot is in place (syncing the
-// directory, replacing the journal) is returned with the new contents kept,
-// as on disk. After Close ReadFrom returns an error wrapping ErrClosed
-// without reading r.
+// On a DurableGraph the new contents are also written as its snapshot, and
+// the journal is started afresh, before ReadFrom returns; other calls wait
+// meanwhile. If the snapshot cannot be written the graph is unchanged. On
+// the graph of a Memory it returns an error wrapping ErrInvalidArgument.
+// After Close ReadFrom returns an error wrapping ErrClosed without reading
+// r.
 func (g *InMemoryGraph) ReadFrom(r io.Reader) (int64, error) {
 	if err := g.rlock(); err != nil {
 		return 0, err
@@ -387,15 +389,7 @@ func (g *InMemoryGraph) ReadFrom(r io.Reader) (int64, error) {
 	if err != nil {
 		return n, err
 	}
-	if dl, ok := g.journal.(*durableLog); ok {
-		return n, dl.replace(g, fresh)
-	}
-	if err := g.lock(); err != nil {
-		return n, err
-	}
-	g.adopt(fresh)
-	g.mu.Unlock()
-	return n, nil
+	return n, g.apply(context.Background(), &mutation{Op: opReplace, fresh: fresh})
 }
 
 // newEmpty returns an empty graph with g's options and no journal.
@@ -424,18 +418,31 @@ func (g *InMemoryGraph) adopt(fresh *InMemoryGraph) {
 // reader allocates grows with the lines it has read (see growFor).
 func readGraph(r io.Reader, g *InMemoryGraph) (*InMemoryGraph, snapshotHeader, int64, error) {
 	lr := newLineReader(r, "snapshot")
-	var h snapshotHeader
-	if err := lr.header(&h); err != nil {
+	g, h, err := readGraphLines(lr, g)
+	if err == nil {
+		err = lr.end()
+	}
+	if err != nil {
 		return nil, h, lr.n, err
 	}
-	if h.Format != GraphFormat {
-		return nil, h, lr.n, lr.invalid("format %s, want %q", quote.Value(h.Format), GraphFormat)
+	return g, h, lr.n, nil
+}
+
+// readGraphLines reads a graph snapshot's lines from lr into g, as
+// readGraph does, and stops after the last line its header announces.
+func readGraphLines(lr *lineReader, g *InMemoryGraph) (*InMemoryGraph, snapshotHeader, error) {
+	var h snapshotHeader
+	if err := lr.header(&h); err != nil {
+		return nil, h, err
 	}
-	if h.Version != SnapshotVersion {
-		return nil, h, lr.n, lr.invalid("unsupported version %d, want %d", h.Version, SnapshotVersion)
+	if h.Format != graphFormat {
+		return nil, h, lr.invalid("format %s, want %q", quote.Value(h.Format), graphFormat)
+	}
+	if !readableVersion(h.Version) {
+		return nil, h, lr.invalid("unsupported version %d, want %d", h.Version, snapshotVersion)
 	}
 	if h.Entities < 0 || h.Relations < 0 {
-		return nil, h, lr.n, lr.invalid("negative count: %d entities, %d relations", h.Entities, h.Relations)
+		return nil, h, lr.invalid("negative count: %d entities, %d relations", h.Entities, h.Relations)
 	}
 	maxTags := g.tags.MaxTagsPerEntity
 	entityNames, relationNames := jsonNames(reflect.TypeFor[Entity]()), jsonNames(reflect.TypeFor[Relation]())
@@ -445,18 +452,18 @@ func readGraph(r io.Reader, g *InMemoryGraph) (*InMemoryGraph, snapshotHeader, i
 	for i := int64(0); i < h.Entities; i++ {
 		decoded = Entity{}
 		if err := lr.value(&decoded, "entity", entityNames); err != nil {
-			return nil, h, lr.n, err
+			return nil, h, err
 		}
 		e := decoded
 		if err := validateEntity(&e); err != nil {
-			return nil, h, lr.n, lr.wrap(err)
+			return nil, h, lr.wrap(err)
 		}
 		if _, dup := ids[e.ID]; dup {
-			return nil, h, lr.n, lr.invalid("duplicate entity %q", e.ID)
+			return nil, h, lr.invalid("duplicate entity %q", e.ID)
 		}
 		tags, err := storedTags(e.ID, e.Tags, maxTags)
 		if err != nil {
-			return nil, h, lr.n, lr.wrap(err)
+			return nil, h, lr.wrap(err)
 		}
 		e.Tags = tags
 		ids[e.ID] = len(ents)
@@ -472,7 +479,7 @@ func readGraph(r io.Reader, g *InMemoryGraph) (*InMemoryGraph, snapshotHeader, i
 	for i := int64(0); i < h.Relations; i++ {
 		line, err := lr.nextValue()
 		if err != nil {
-			return nil, h, lr.n, err
+			return nil, h, err
 		}
 		var (
 			r Relation
@@ -493,12 +500,12 @@ func readGraph(r io.Reader, g *InMemoryGraph) (*InMemoryGraph, snapshotHeader, i
 		if !fast {
 			decodedRel = Relation{}
 			if err := decodeStrict(line, &decodedRel, relationNames); err != nil {
-				return nil, h, lr.n, lr.invalid("relation: %v", err)
+				return nil, h, lr.invalid("relation: %v", err)
 			}
 			r = decodedRel
 		}
 		if err := validateRelation(&r); err != nil {
-			return nil, h, lr.n, lr.wrap(err)
+			return nil, h, lr.wrap(err)
 		}
 		if !fast {
 			si, ok1 := ids[r.SourceID]
@@ -508,7 +515,7 @@ func readGraph(r io.Reader, g *InMemoryGraph) (*InMemoryGraph, snapshotHeader, i
 				if !ok1 {
 					missing = r.SourceID
 				}
-				return nil, h, lr.n, lr.invalid("relation %q -[%s]-> %q: entity %q is not in the snapshot",
+				return nil, h, lr.invalid("relation %q -[%s]-> %q: entity %q is not in the snapshot",
 					r.SourceID, r.Type, r.TargetID, missing)
 			}
 			l = loadRel{src: int32(si), dst: int32(di), typ: types.indexString(r.Type), w: r.Weight + 0, more: newRelMore(&r)}
@@ -524,22 +531,19 @@ func readGraph(r io.Reader, g *InMemoryGraph) (*InMemoryGraph, snapshotHeader, i
 		}
 		if keys != nil {
 			if _, dup := keys[key]; dup {
-				return nil, h, lr.n, lr.invalid("duplicate relation %q -[%s]-> %q", r.SourceID, r.Type, r.TargetID)
+				return nil, h, lr.invalid("duplicate relation %q -[%s]-> %q", r.SourceID, r.Type, r.TargetID)
 			}
 			keys[key] = struct{}{}
 		}
 		prev = key
 		rels = append(growFor(rels, h.Relations), l)
 	}
-	if err := lr.end(); err != nil {
-		return nil, h, lr.n, err
-	}
 	if err := g.AddBatch(context.Background(), ents, nil); err != nil {
 		// Everything AddBatch checks was checked above with line numbers.
-		return nil, h, lr.n, withContext(err, "%s lines 2-%d", lr.what, len(ents)+1)
+		return nil, h, withContext(err, "%s lines 2-%d", lr.what, len(ents)+1)
 	}
 	g.loadRelations(ents, rels, types.names)
-	return g, h, lr.n, nil
+	return g, h, nil
 }
 
 // loadRel is a relation of a snapshot being read, valid and with a key of
@@ -740,7 +744,7 @@ func storedTags(id string, tags []string, max int) ([]string, error) {
 }
 
 // lineReader reads a snapshot line by line, counting lines and bytes and
-// refusing lines longer than MaxLineSize.
+// refusing lines longer than maxLineSize.
 type lineReader struct {
 	r    *bufio.Reader
 	what string // "snapshot"
@@ -768,20 +772,20 @@ func (lr *lineReader) next() ([]byte, error) {
 		case err == nil:
 			if len(lr.buf) == 0 {
 				line := frag[:len(frag)-1]
-				if len(line) > MaxLineSize {
-					return nil, lr.invalid("line longer than MaxLineSize (%d bytes)", MaxLineSize)
+				if len(line) > maxLineSize {
+					return nil, lr.invalid("line longer than the limit of %d bytes", maxLineSize)
 				}
 				return line, nil
 			}
 			lr.buf = append(lr.buf, frag[:len(frag)-1]...)
-			if len(lr.buf) > MaxLineSize {
-				return nil, lr.invalid("line longer than MaxLineSize (%d bytes)", MaxLineSize)
+			if len(lr.buf) > maxLineSize {
+				return nil, lr.invalid("line longer than the limit of %d bytes", maxLineSize)
 			}
 			return lr.buf, nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			lr.buf = append(lr.buf, frag...)
-			if len(lr.buf) > MaxLineSize {
-				return nil, lr.invalid("line longer than MaxLineSize (%d bytes)", MaxLineSize)
+			if len(lr.buf) > maxLineSize {
+				return nil, lr.invalid("line longer than the limit of %d bytes", maxLineSize)
 			}
 		case errors.Is(err, io.EOF):
 			if len(lr.buf)+len(frag) == 0 {
@@ -950,95 +954,4 @@ func jsonNames(t reflect.Type) []string {
 		}
 	}
 	return names
-}
-
-// SaveFile writes a snapshot of the graph to the file at path, atomically:
-// it writes a temporary file in the same directory, syncs it to stable
-// storage, renames it over path and syncs the directory, so that after a
-// crash path holds either the old snapshot or the complete new one. An
-// existing file's permission bits are kept; a new file gets 0600. Errors
-// name the file and wrap the cause (an fs error, or what WriteTo returns).
-func (g *InMemoryGraph) SaveFile(path string) error {
-	return saveFile(path, func(w io.Writer) error {
-		_, err := g.WriteTo(w)
-		return err
-	})
-}
-
-// LoadFile replaces the graph's contents with the snapshot in the file at
-// path, as ReadFrom does: on any error the graph is unchanged, and an
-// invalid snapshot returns an error wrapping ErrInvalidArgument that names
-// the file and the line.
-func (g *InMemoryGraph) LoadFile(path string) error {
-	return loadFile(path, func(r io.Reader) error {
-		_, err := g.ReadFrom(r)
-		return err
-	})
-}
-
-// saveFile writes a file atomically through write (see SaveFile).
-func saveFile(path string, write func(io.Writer) error) error {
-	tmp, err := writeTemp(path, write)
-	if err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("kgmem: save %s: %w", path, err)
-	}
-	if err := syncDir(filepath.Dir(path)); err != nil {
-		return fmt.Errorf("kgmem: save %s: sync directory: %w", path, err)
-	}
-	return nil
-}
-
-// writeTemp writes a new temporary file beside path through write, syncs
-// and closes it, and returns its name. On error nothing is left behind.
-func writeTemp(path string, write func(io.Writer) error) (name string, err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, base+tempInfix+"*")
-	if err != nil {
-		return "", fmt.Errorf("kgmem: save %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if fi, err := os.Stat(path); err == nil {
-		if err := f.Chmod(fi.Mode().Perm()); err != nil {
-			return "", fmt.Errorf("kgmem: save %s: %w", path, err)
-		}
-	}
-	if err := write(f); err != nil {
-		return "", withContext(err, "save %s", path)
-	}
-	if err := f.Sync(); err != nil {
-		return "", fmt.Errorf("kgmem: save %s: sync: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return "", fmt.Errorf("kgmem: save %s: %w", path, err)
-	}
-	return f.Name(), nil
-}
-
-// tempInfix joins a file's name and the random suffix of its temporary
-// files: memory.kg.tmp-123456.
-const tempInfix = ".tmp-"
-
-// loadFile opens path and reads it through read.
-func loadFile(path string, read func(io.Reader) error) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("kgmem: load %s: %w", path, err)
-	}
-	defer f.Close()
-	if err := read(f); err != nil {
-		return withContext(err, "load %s", path)
-	}
-	return nil
 }

@@ -1,7 +1,6 @@
 package kgmem
 
 import (
-	"context"
 	"io"
 	"reflect"
 	"slices"
@@ -10,101 +9,99 @@ import (
 	"github.com/kgmem/kgmem/internal/quote"
 )
 
+// pagesData is a copy of a store's pages, as a snapshot holds them.
+type pagesData struct {
+	seq   uint64
+	pages []KnowledgePage // by ID once sorted
+}
+
+// capture copies the store's pages; the caller holds s.mu. Stored pages
+// are never modified, so the copy shares them safely.
+func (s *InMemoryKnowledgeStore) capture() *pagesData {
+	d := &pagesData{pages: make([]KnowledgePage, 0, len(s.pages))}
+	for _, e := range s.pages {
+		d.pages = append(d.pages, e.page)
+	}
+	return d
+}
+
+// sort orders the pages by ID.
+func (d *pagesData) sort() {
+	slices.SortFunc(d.pages, func(a, b KnowledgePage) int { return strings.Compare(a.ID, b.ID) })
+}
+
+// WriteTo writes d, sorted, as a snapshot.
+func (d *pagesData) WriteTo(w io.Writer) (int64, error) {
+	lw := newLineWriter(w)
+	d.writeLines(lw)
+	return lw.finish()
+}
+
+// writeLines writes d, sorted, as the lines of a snapshot.
+func (d *pagesData) writeLines(lw *lineWriter) {
+	lw.encode(pagesHeader{Format: pagesFormat, Version: snapshotVersion, Seq: d.seq, Pages: int64(len(d.pages))})
+	for i := range d.pages {
+		lw.encode(&d.pages[i])
+	}
+}
+
 // WriteTo writes a snapshot of the store to w: the header line
-// {"format":"kgmem-pages","version":1,"pages":N}, then one [KnowledgePage]
+// {"format":"kgmem-pages","version":2,"pages":N}, then one [KnowledgePage]
 // per line in its JSON form, ordered by ID (see Snapshots in the package
 // documentation). Equal stores give byte-identical snapshots. The pages are
 // copied under the read lock, which is released before anything is
 // written. It returns the number of bytes written; a page whose line would
-// be longer than MaxLineSize returns an error wrapping ErrInvalidArgument.
+// be longer than 64 MiB returns an error wrapping ErrInvalidArgument.
 func (s *InMemoryKnowledgeStore) WriteTo(w io.Writer) (int64, error) {
 	s.mu.RLock()
-	pages := make([]KnowledgePage, 0, len(s.pages))
-	for _, e := range s.pages {
-		pages = append(pages, e.page) // stored pages are never modified, so sharing is safe
-	}
+	d := s.capture()
 	s.mu.RUnlock()
-	slices.SortFunc(pages, func(a, b KnowledgePage) int { return strings.Compare(a.ID, b.ID) })
-	lw := newLineWriter(w)
-	lw.encode(pagesHeader{Format: PagesFormat, Version: SnapshotVersion, Pages: int64(len(pages))})
-	for i := range pages {
-		lw.encode(&pages[i])
-	}
-	return lw.finish()
+	d.sort()
+	return d.WriteTo(w)
 }
 
-// ReadFrom replaces the store's pages with the snapshot read from r,
-// reading r to its end, and returns the number of bytes read.
-//
-// Every page is checked as Put checks it, IDs must be unique, the header's
-// format, version and count must hold and nothing may follow the last
-// page. The pages are indexed into a new store with the same ranking
-// parameters first; only when everything is valid are the contents swapped
-// in, under the write lock. On any error the store is unchanged. An invalid
-// snapshot returns an error wrapping ErrInvalidArgument that names the line
-// (the header is line 1).
-func (s *InMemoryKnowledgeStore) ReadFrom(r io.Reader) (int64, error) {
+// readPages reads a page snapshot from r into fresh, an empty store nobody
+// else holds.
+func readPages(r io.Reader, fresh *InMemoryKnowledgeStore) (pagesHeader, int64, error) {
 	lr := newLineReader(r, "snapshot")
+	h, err := readPagesLines(lr, fresh)
+	if err == nil {
+		err = lr.end()
+	}
+	return h, lr.n, err
+}
+
+// readPagesLines reads a page snapshot's lines from lr into fresh, an
+// empty store nobody else holds, and stops after the last line its header
+// announces.
+func readPagesLines(lr *lineReader, fresh *InMemoryKnowledgeStore) (pagesHeader, error) {
 	var h pagesHeader
 	if err := lr.header(&h); err != nil {
-		return lr.n, err
+		return h, err
 	}
 	switch {
-	case h.Format != PagesFormat:
-		return lr.n, lr.invalid("format %s, want %q", quote.Value(h.Format), PagesFormat)
-	case h.Version != SnapshotVersion:
-		return lr.n, lr.invalid("unsupported version %d, want %d", h.Version, SnapshotVersion)
+	case h.Format != pagesFormat:
+		return h, lr.invalid("format %s, want %q", quote.Value(h.Format), pagesFormat)
+	case !readableVersion(h.Version):
+		return h, lr.invalid("unsupported version %d, want %d", h.Version, snapshotVersion)
+	case h.Version == 1 && h.Seq != 0:
+		return h, lr.invalid("version 1 has no seq")
 	case h.Pages < 0:
-		return lr.n, lr.invalid("negative page count %d", h.Pages)
+		return h, lr.invalid("negative page count %d", h.Pages)
 	}
-	fresh := &InMemoryKnowledgeStore{
-		k1: s.k1, b: s.b, titleBoost: s.titleBoost,
-		pages:    make(map[string]*pageEntry, min(h.Pages, preallocCap)),
-		postings: make(map[string]*postingList),
-	}
-	ctx := context.Background()
 	pageNames := jsonNames(reflect.TypeFor[KnowledgePage]())
 	for i := int64(0); i < h.Pages; i++ {
 		var p KnowledgePage
 		if err := lr.value(&p, "page", pageNames); err != nil {
-			return lr.n, err
+			return h, err
 		}
 		if err := validatePage(p); err != nil {
-			return lr.n, lr.wrap(err)
+			return h, lr.wrap(err)
 		}
 		if _, dup := fresh.pages[p.ID]; dup {
-			return lr.n, lr.invalid("duplicate page %q", p.ID)
+			return h, lr.invalid("duplicate page %s", quote.Value(p.ID))
 		}
-		if err := fresh.Put(ctx, p); err != nil {
-			return lr.n, lr.wrap(err)
-		}
+		fresh.put(p)
 	}
-	if err := lr.end(); err != nil {
-		return lr.n, err
-	}
-	s.mu.Lock()
-	s.pages, s.postings = fresh.pages, fresh.postings
-	s.numbered, s.free = fresh.numbered, fresh.free
-	s.titleTerms, s.contentTerms = fresh.titleTerms, fresh.contentTerms
-	s.mu.Unlock()
-	return lr.n, nil
-}
-
-// SaveFile writes a snapshot of the store to the file at path atomically,
-// as [InMemoryGraph.SaveFile] does: temporary file, sync, rename, sync of
-// the directory.
-func (s *InMemoryKnowledgeStore) SaveFile(path string) error {
-	return saveFile(path, func(w io.Writer) error {
-		_, err := s.WriteTo(w)
-		return err
-	})
-}
-
-// LoadFile replaces the store's pages with the snapshot in the file at
-// path, as ReadFrom does; on any error the store is unchanged.
-func (s *InMemoryKnowledgeStore) LoadFile(path string) error {
-	return loadFile(path, func(r io.Reader) error {
-		_, err := s.ReadFrom(r)
-		return err
-	})
+	return h, nil
 }

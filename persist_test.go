@@ -238,9 +238,9 @@ func TestSnapshotFileRoundTrip(t *testing.T) {
 	path := filepath.Join(dir, "memory.kg")
 	for seed := range uint64(5) {
 		g := randomGraph(t, seed, 30, 80)
-		require.NoError(t, g.SaveFile(path))
+		require.NoError(t, SaveFile(path, g))
 		h := NewInMemoryGraph()
-		require.NoError(t, h.LoadFile(path))
+		require.NoError(t, LoadFile(path, h))
 		requireSameGraph(t, g, h)
 		data, err := os.ReadFile(path)
 		require.NoError(t, err)
@@ -250,7 +250,7 @@ func TestSnapshotFileRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 	require.NoError(t, os.Chmod(path, 0o640))
-	require.NoError(t, NewInMemoryGraph().SaveFile(path))
+	require.NoError(t, SaveFile(path, NewInMemoryGraph()))
 	fi, err = os.Stat(path)
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o640), fi.Mode().Perm(), "SaveFile keeps the permission bits")
@@ -258,10 +258,10 @@ func TestSnapshotFileRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, entries, 1, "no temporary file is left behind")
 
-	err = NewInMemoryGraph().LoadFile(filepath.Join(dir, "missing.kg"))
+	err = LoadFile(filepath.Join(dir, "missing.kg"), NewInMemoryGraph())
 	require.ErrorIs(t, err, os.ErrNotExist)
 	require.ErrorContains(t, err, "missing.kg")
-	err = NewInMemoryGraph().SaveFile(filepath.Join(dir, "no-such-dir", "x.kg"))
+	err = SaveFile(filepath.Join(dir, "no-such-dir", "x.kg"), NewInMemoryGraph())
 	require.ErrorIs(t, err, os.ErrNotExist)
 }
 
@@ -310,14 +310,14 @@ func TestSnapshotFormat(t *testing.T) {
 	require.NoError(t, g.AddEntity(ctx, Entity{ID: "a", Name: "A"}))
 	require.NoError(t, g.AddRelation(ctx, Relation{SourceID: "b", TargetID: "a", Type: "knows", Weight: 0.1}))
 	require.NoError(t, g.AddRelation(ctx, Relation{SourceID: "a", TargetID: "b", Type: "knows", Weight: 1}))
-	want := `{"format":"kgmem-graph","version":1,"entities":2,"relations":2}
+	want := `{"format":"kgmem-graph","version":2,"entities":2,"relations":2}
 {"id":"a","name":"A"}
 {"id":"b","name":"B <&>","tags":["go"],"properties":{"a":"2","z":"1"}}
 {"source_id":"a","target_id":"b","type":"knows","weight":1}
 {"source_id":"b","target_id":"a","type":"knows","weight":0.1}
 `
 	require.Equal(t, want, string(snapshotBytes(t, g)))
-	require.Equal(t, `{"format":"kgmem-graph","version":1,"entities":0,"relations":0}`+"\n", string(snapshotBytes(t, NewInMemoryGraph())))
+	require.Equal(t, `{"format":"kgmem-graph","version":2,"entities":0,"relations":0}`+"\n", string(snapshotBytes(t, NewInMemoryGraph())))
 }
 
 // validSnapshot is a small snapshot that the corruption cases edit.
@@ -349,7 +349,7 @@ func TestSnapshotCorrupt(t *testing.T) {
 		{"bad JSON", edit(2, `{"id":"b","name":}`+"\n"), 3, "invalid character"},
 		{"header not JSON", edit(0, "kgmem-graph 1\n"), 1, "header"},
 		{"wrong format", edit(0, `{"format":"kgmem-pages","version":1,"entities":3,"relations":2}`+"\n"), 1, "format"},
-		{"wrong version", edit(0, `{"format":"kgmem-graph","version":2,"entities":3,"relations":2}`+"\n"), 1, "version 2"},
+		{"wrong version", edit(0, `{"format":"kgmem-graph","version":3,"entities":3,"relations":2}`+"\n"), 1, "version 3"},
 		{"negative count", edit(0, `{"format":"kgmem-graph","version":1,"entities":-1,"relations":2}`+"\n"), 1, "negative"},
 		{"unknown header field", edit(0, `{"format":"kgmem-graph","version":1,"entities":3,"relations":2,"x":1}`+"\n"), 1, "unknown field"},
 		{"unknown entity field", edit(2, `{"id":"b","name":"B","colour":"red"}`+"\n"), 3, "unknown field"},
@@ -439,18 +439,18 @@ func TestSnapshotLineTooLong(t *testing.T) {
 		&repeatReader{b: 'x', n: 1 << 40})
 	n, err := g.ReadFrom(input)
 	require.ErrorIs(t, err, ErrInvalidArgument)
-	require.ErrorContains(t, err, "snapshot line 2: line longer than MaxLineSize")
-	require.Less(t, n, int64(MaxLineSize+1<<20), "the reader stopped soon after the limit")
+	require.ErrorContains(t, err, "snapshot line 2: line longer than the limit of")
+	require.Less(t, n, int64(maxLineSize+1<<20), "the reader stopped soon after the limit")
 	require.Equal(t, before, snapshotBytes(t, g))
 
 	if raceEnabled() {
 		t.Skip("encoding a 64 MiB line is slow under the race detector")
 	}
 	// WriteTo refuses to write what ReadFrom would refuse to read.
-	require.NoError(t, g.AddEntity(context.Background(), Entity{ID: "huge", Description: strings.Repeat("d", MaxLineSize)}))
+	require.NoError(t, g.AddEntity(context.Background(), Entity{ID: "huge", Description: strings.Repeat("d", maxLineSize)}))
 	_, err = g.WriteTo(io.Discard)
 	require.ErrorIs(t, err, ErrInvalidArgument)
-	require.ErrorContains(t, err, "MaxLineSize")
+	require.ErrorContains(t, err, "more than the limit of")
 }
 
 // TestSnapshotHeaderCountsNotTrusted gives a header that announces a
@@ -559,10 +559,10 @@ func TestStoreSnapshotRoundTrip(t *testing.T) {
 	}
 	snap := storeSnapshot(t, s)
 	path := filepath.Join(t.TempDir(), "pages.kg")
-	require.NoError(t, s.SaveFile(path))
+	require.NoError(t, SaveFile(path, s))
 	for _, load := range []func(*InMemoryKnowledgeStore) error{
 		func(l *InMemoryKnowledgeStore) error { _, err := l.ReadFrom(bytes.NewReader(snap)); return err },
-		func(l *InMemoryKnowledgeStore) error { return l.LoadFile(path) },
+		func(l *InMemoryKnowledgeStore) error { return LoadFile(path, l) },
 	} {
 		l := NewInMemoryKnowledgeStore(WithBM25(1.5, 0.5))
 		require.NoError(t, l.Put(ctx, KnowledgePage{ID: "stale", Content: "raft raft raft"}))

@@ -22,22 +22,11 @@ type RemoveSourceReport struct {
 // ErrInvalidArgument; a source nothing cites is not an error (the report
 // is zero). Cost: O(entities + relations), a full scan.
 func (g *InMemoryGraph) RemoveSource(ctx context.Context, sourceID string) (RemoveSourceReport, error) {
-	if err := ctx.Err(); err != nil {
+	m := &mutation{Op: opRemoveSource, ID: sourceID}
+	if err := g.apply(ctx, m); err != nil {
 		return RemoveSourceReport{}, err
 	}
-	if err := validateSourceID(sourceID); err != nil {
-		return RemoveSourceReport{}, err
-	}
-	if err := g.lock(); err != nil {
-		return RemoveSourceReport{}, err
-	}
-	defer g.mu.Unlock()
-	if g.journal != nil && g.cites(sourceID) {
-		if err := g.log(&mutation{Op: opRemoveSource, ID: sourceID}); err != nil {
-			return RemoveSourceReport{}, err
-		}
-	}
-	return g.removeSource(sourceID), nil
+	return m.removed, nil
 }
 
 // cites reports whether any entity or relation cites sourceID.

@@ -3,12 +3,16 @@ package kgmem
 import (
 	"context"
 	"fmt"
+	"io"
 	"maps"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/kgmem/kgmem/internal/quote"
 )
 
 // KnowledgePage is a unit of content an agent remembers: a note, a document
@@ -69,8 +73,12 @@ const (
 	maxTitleBoost = 100
 )
 
-// StoreOption configures NewInMemoryKnowledgeStore.
+// StoreOption configures NewInMemoryKnowledgeStore. Every StoreOption is
+// also a DurableOption, configuring the store that OpenStore or OpenMemory
+// opens.
 type StoreOption func(*storeConfig)
+
+func (f StoreOption) applyDurable(c *durableConfig) { c.store = append(c.store, f) }
 
 // storeConfig holds the ranking parameters; newStoreConfig sets every
 // default.
@@ -173,6 +181,11 @@ type InMemoryKnowledgeStore struct {
 	// sums holds *scoreSums for searches of several terms; each search
 	// takes one for its own use, so sharing mu for reading is enough.
 	sums sync.Pool
+
+	// journal, when set, records every write before it is applied (see
+	// commit); a write whose record fails is not applied. Set once, by
+	// the durable layer, before the store is shared.
+	journal func(*pageMutation) error
 }
 
 // scoreSums accumulates per-page scores during one search: sum[e.num] is
@@ -244,18 +257,110 @@ func (s *InMemoryKnowledgeStore) Len() int {
 // names the field; the store is then unchanged. A cancelled ctx returns
 // ctx.Err() and stores nothing.
 func (s *InMemoryKnowledgeStore) Put(ctx context.Context, p KnowledgePage) error {
+	return s.apply(ctx, &pageMutation{Op: opPutPage, Page: &p})
+}
+
+// pageMutation is one write to a store, as a value: Put, Delete and
+// ReadFrom build one and hand it to apply, and so does a journal's replay,
+// as the graph's mutations are. The exported fields are the journal's
+// record.
+type pageMutation struct {
+	Op   mutationOp     `json:"op"`             // opPutPage, opDeletePage
+	Page *KnowledgePage `json:"page,omitempty"` // opPutPage
+	ID   string         `json:"id,omitempty"`   // opDeletePage
+
+	fresh *InMemoryKnowledgeStore // opReplace: the new contents, which nobody else holds
+
+	// Set by check: the page's entry and term counts, for opPutPage.
+	entry  *pageEntry
+	order  []string
+	counts [][2]int // counts[i]: occurrences of order[i] in title, content
+
+	// Set by resolve.
+	old *pageEntry // the entry replaced or deleted
+}
+
+// pageRecordNames are the JSON names of a page journal record.
+var pageRecordNames = jsonNames(reflect.TypeFor[pageMutation]())
+
+// apply performs m: check outside the lock, then commit under it.
+func (s *InMemoryKnowledgeStore) apply(ctx context.Context, m *pageMutation) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := validatePage(p); err != nil {
+	if err := s.check(m); err != nil {
 		return err
 	}
-	// Count term frequencies outside the lock. Terms are kept in
-	// first-seen order, so the same page is always laid out the same way.
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.commit(m)
+}
+
+// replay applies m, a record read from a journal.
+func (s *InMemoryKnowledgeStore) replay(m *pageMutation) error {
+	if m.Op == opReplace {
+		return malformed(m.Op)
+	}
+	return s.apply(context.Background(), m)
+}
+
+// commit resolves m against the store, records it in the journal if the
+// store has one, and applies it; the caller holds s.mu for writing.
+func (s *InMemoryKnowledgeStore) commit(m *pageMutation) error {
+	if err := s.resolve(m); err != nil {
+		return err
+	}
+	if s.journal != nil {
+		if err := s.journal(m); err != nil {
+			return err
+		}
+	}
+	s.do(m)
+	return nil
+}
+
+// check validates m on its own and, for a page, counts its terms; it
+// touches nothing of s's mutable state.
+func (s *InMemoryKnowledgeStore) check(m *pageMutation) error {
+	switch m.Op {
+	case opPutPage:
+		if m.Page == nil || m.ID != "" {
+			return malformed(m.Op)
+		}
+		p := *m.Page
+		if err := validatePage(p); err != nil {
+			return err
+		}
+		m.entry, m.order, m.counts = s.newEntry(p)
+		if len(m.order) > math.MaxInt32 {
+			return fmt.Errorf("kgmem: page %s has %d distinct terms, more than a page may have: %w", quote.Value(p.ID), len(m.order), ErrInvalidArgument)
+		}
+		return nil
+	case opDeletePage:
+		if m.Page != nil {
+			return malformed(m.Op)
+		}
+		if m.ID == "" {
+			return fmt.Errorf("kgmem: delete page: empty ID: %w", ErrInvalidArgument)
+		}
+		return nil
+	case opReplace:
+		if m.fresh == nil {
+			return malformed(m.Op)
+		}
+		return nil
+	}
+	return fmt.Errorf("kgmem: unknown page operation %s: %w", quote.Value(string(m.Op)), ErrInvalidArgument)
+}
+
+// newEntry returns the entry of p, a valid page, and the frequencies of
+// its terms in title and content, counted in first-seen order, so that the
+// same page is always laid out the same way.
+func (s *InMemoryKnowledgeStore) newEntry(p KnowledgePage) (*pageEntry, []string, [][2]int) {
 	e := &pageEntry{page: p.clone()}
 	index := make(map[string]int)
 	var order []string
-	var counts [][2]int // counts[index[t]]: occurrences of t in title, content
+	var counts [][2]int
 	count := func(text string, field int) int {
 		toks := Tokenize(text)
 		for _, tok := range toks {
@@ -275,23 +380,62 @@ func (s *InMemoryKnowledgeStore) Put(ctx context.Context, p KnowledgePage) error
 	}
 	e.contentLen = count(p.Content, 1)
 	e.length = s.titleBoost*float64(e.titleLen) + float64(e.contentLen)
-	if len(order) > math.MaxInt32 {
-		return fmt.Errorf("page %q has %d distinct terms, more than a page may have: %w", p.ID, len(order), ErrInvalidArgument)
-	}
 	e.terms = make([]termRef, len(order))
+	return e, order, counts
+}
 
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if old := s.pages[p.ID]; old != nil {
+// resolve checks m against the store; the caller holds s.mu for writing.
+func (s *InMemoryKnowledgeStore) resolve(m *pageMutation) error {
+	switch m.Op {
+	case opPutPage:
+		m.old = s.pages[m.Page.ID]
+		if m.old == nil && len(s.free) == 0 && len(s.numbered) == math.MaxInt32 {
+			return fmt.Errorf("kgmem: page %s: the store is full (%d pages): %w", quote.Value(m.Page.ID), len(s.pages), ErrInvalidArgument)
+		}
+	case opDeletePage:
+		m.old = s.pages[m.ID]
+		if m.old == nil {
+			return fmt.Errorf("kgmem: delete page %s: %w", quote.Value(m.ID), ErrNotFound)
+		}
+	}
+	return nil
+}
+
+// do applies m, checked and resolved; the caller holds s.mu for writing.
+func (s *InMemoryKnowledgeStore) do(m *pageMutation) {
+	switch m.Op {
+	case opPutPage:
+		s.index(m.entry, m.order, m.counts, m.old)
+	case opDeletePage:
+		e := m.old
+		s.unindex(e)
+		delete(s.pages, m.ID)
+		s.numbered[e.num] = nil
+		s.free = append(s.free, e.num)
+	case opReplace:
+		f := m.fresh
+		s.pages, s.postings = f.pages, f.postings
+		s.numbered, s.free = f.numbered, f.free
+		s.titleTerms, s.contentTerms = f.titleTerms, f.contentTerms
+	}
+}
+
+// put stores p, a valid page, in a store nobody else holds.
+func (s *InMemoryKnowledgeStore) put(p KnowledgePage) {
+	e, order, counts := s.newEntry(p)
+	s.index(e, order, counts, s.pages[p.ID])
+}
+
+// index stores e, replacing old (nil for a new page), and adds its
+// postings; the caller holds s.mu for writing.
+func (s *InMemoryKnowledgeStore) index(e *pageEntry, order []string, counts [][2]int, old *pageEntry) {
+	if old != nil {
 		s.unindex(old)
 		e.num = old.num
 	} else if n := len(s.free); n > 0 {
 		e.num = s.free[n-1]
 		s.free = s.free[:n-1]
 	} else {
-		if len(s.numbered) == math.MaxInt32 {
-			return fmt.Errorf("page %q: the store is full (%d pages): %w", p.ID, len(s.pages), ErrInvalidArgument)
-		}
 		e.num = int32(len(s.numbered))
 		s.numbered = append(s.numbered, nil)
 	}
@@ -309,7 +453,6 @@ func (s *InMemoryKnowledgeStore) Put(ctx context.Context, p KnowledgePage) error
 		tf := s.titleBoost*float64(counts[i][0]) + float64(counts[i][1])
 		pl.list = append(pl.list, posting{entry: e, tf: tf, length: e.length, num: e.num, ref: int32(i)})
 	}
-	return nil
 }
 
 // unindex removes e's postings and lengths from the index (not from pages).
@@ -385,20 +528,37 @@ func (s *InMemoryKnowledgeStore) Get(ctx context.Context, id string) (p Knowledg
 // unknown ID returns an error wrapping ErrNotFound that names it. A
 // cancelled ctx returns ctx.Err() and removes nothing.
 func (s *InMemoryKnowledgeStore) Delete(ctx context.Context, id string) error {
-	if err := ctx.Err(); err != nil {
-		return err
+	return s.apply(ctx, &pageMutation{Op: opDeletePage, ID: id})
+}
+
+// ReadFrom replaces the store's pages with the snapshot read from r,
+// reading r to its end, and returns the number of bytes read.
+//
+// Every page is checked as Put checks it, IDs must be unique, the header's
+// format, version and count must hold and nothing may follow the last
+// page. The pages are indexed into a new store with the same ranking
+// parameters first; only when everything is valid are the contents swapped
+// in, under the write lock. On any error the store is unchanged. An invalid
+// snapshot returns an error wrapping ErrInvalidArgument that names the line
+// (the header is line 1). On a DurableKnowledgeStore the new pages are
+// written as its snapshot before ReadFrom returns; on the store of a
+// Memory it returns an error wrapping ErrInvalidArgument.
+func (s *InMemoryKnowledgeStore) ReadFrom(r io.Reader) (int64, error) {
+	fresh := s.newEmpty()
+	_, n, err := readPages(r, fresh)
+	if err != nil {
+		return n, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e := s.pages[id]
-	if e == nil {
-		return fmt.Errorf("page %q: %w", id, ErrNotFound)
+	return n, s.apply(context.Background(), &pageMutation{Op: opReplace, fresh: fresh})
+}
+
+// newEmpty returns an empty store with s's ranking parameters.
+func (s *InMemoryKnowledgeStore) newEmpty() *InMemoryKnowledgeStore {
+	return &InMemoryKnowledgeStore{
+		k1: s.k1, b: s.b, titleBoost: s.titleBoost,
+		pages:    make(map[string]*pageEntry),
+		postings: make(map[string]*postingList),
 	}
-	s.unindex(e)
-	delete(s.pages, id)
-	s.numbered[e.num] = nil
-	s.free = append(s.free, e.num)
-	return nil
 }
 
 // Search returns up to limit pages matching query, best first; limit ≤ 0

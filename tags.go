@@ -104,41 +104,27 @@ func (g *InMemoryGraph) unindexTags(s int32, tags []string) {
 // not, that is not valid UTF-8 or is longer than MaxTagBytes once
 // normalised; on error nothing changes.
 func (g *InMemoryGraph) SetEntityTags(ctx context.Context, id string, tags []string) (int, error) {
-	if err := ctx.Err(); err != nil {
+	m := &mutation{Op: opSetTags, ID: id, Tags: tags}
+	if err := g.apply(ctx, m); err != nil {
 		return 0, err
 	}
-	if err := validateID("entity", id); err != nil {
-		return 0, err
-	}
-	norm, err := normalizeTags(tags, g.tags.MaxTagsPerEntity)
-	if err != nil {
-		return 0, fmt.Errorf("kgmem: set tags of entity %q: %w", id, err)
-	}
-	if err := g.lock(); err != nil {
-		return 0, err
-	}
-	defer g.mu.Unlock()
-	s, ok := g.ids[id]
-	if !ok {
-		return 0, fmt.Errorf("kgmem: set tags of entity %q: %w", id, ErrNotFound)
-	}
-	if g.journal != nil {
-		if err := g.log(&mutation{Op: opSetTags, ID: id, Tags: norm}); err != nil {
-			return 0, err
-		}
-	}
+	return len(m.Tags), nil
+}
+
+// setTags replaces the tags of the entity in slot s by tags, normalised;
+// the caller holds g.mu for writing.
+func (g *InMemoryGraph) setTags(s int32, tags []string) {
 	n := &g.nodes[s]
 	g.unindexTags(s, n.tags())
 	switch {
 	case n.more != nil:
 		more := *n.more // entityMore values are never shared, but copy for clarity of ownership
-		more.tags = norm
+		more.tags = tags
 		n.more = &more
-	case len(norm) > 0:
-		n.more = &entityMore{tags: norm}
+	case len(tags) > 0:
+		n.more = &entityMore{tags: tags}
 	}
-	g.indexTags(s, norm)
-	return len(norm), nil
+	g.indexTags(s, tags)
 }
 
 // FindTags returns, sorted, every tag in use that starts with prefix after

@@ -1,6 +1,7 @@
-// Command persist keeps an agent's memory on disk: it opens a durable graph,
-// writes a few facts, closes it, opens it again as a restarted agent would,
-// prints what survived, then compacts the journal into the snapshot.
+// Command persist keeps an agent's memory on disk: it opens a durable
+// memory, ingests a page with what a model extracted from it, writes a
+// fact by hand, closes it, opens it again as a restarted agent would, asks
+// it a question, then compacts the journal into the snapshot.
 //
 //	go run ./examples/persist
 package main
@@ -17,80 +18,81 @@ import (
 
 func main() {
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "kgmem-persist-")
+	tmp, err := os.MkdirTemp("", "kgmem-persist-")
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "memory.kg")
+	defer os.RemoveAll(tmp)
+	dir := filepath.Join(tmp, "memory")
 
 	// First run: every write is in the journal, synced, before it returns.
-	g, err := kgmem.Open(path)
+	mem, err := kgmem.OpenMemory(dir)
 	if err != nil {
 		log.Fatal(err)
 	}
-	err = g.AddBatch(ctx,
-		[]kgmem.Entity{
-			{ID: "person:alice", Name: "Alice", Type: "person"},
-			{ID: "project:apollo", Name: "Project Apollo", Type: "project", Tags: []string{"Space"}},
-			{ID: "tech:raft", Name: "Raft", Type: "concept"},
+	page := kgmem.KnowledgePage{
+		ID:      "standup-2026-11-30",
+		Title:   "Standup",
+		Content: "Alice leads Project Apollo, which uses Raft for its metadata store.",
+	}
+	// The page and the entities and relations extracted from it are one
+	// journal record: after a crash they come back together or not at all.
+	rep, err := mem.Ingest(ctx, page, kgmem.Extraction{
+		Entities: []kgmem.ExtractedEntity{
+			{Name: "Alice", Type: "person"},
+			{Name: "Project Apollo", Type: "project", Tags: []string{"Space"}},
+			{Name: "Raft", Type: "concept"},
 		},
-		[]kgmem.Relation{
-			{SourceID: "person:alice", TargetID: "project:apollo", Type: "leads", Weight: 0.9},
-			{SourceID: "project:apollo", TargetID: "tech:raft", Type: "uses", Weight: 0.8},
-		})
+		Relations: []kgmem.ExtractedRelation{
+			{Source: "Alice", Target: "Project Apollo", Type: "leads"},
+			{Source: "Project Apollo", Target: "Raft", Type: "uses"},
+		},
+	})
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := g.AddEntity(ctx, kgmem.Entity{ID: "person:bob", Name: "Bob", Type: "person"}); err != nil {
+	fmt.Printf("ingested: %d entities, %d relations, 1 page\n", rep.EntitiesCreated, rep.RelationsCreated)
+	if err := mem.Graph().AddEntity(ctx, kgmem.Entity{ID: "person:bob", Name: "Bob", Type: "person"}); err != nil {
 		log.Fatal(err)
 	}
-	if err := g.RemoveEntity(ctx, "person:bob"); err != nil {
-		log.Fatal(err)
-	}
-	if err := g.Close(); err != nil {
+	if err := mem.Close(); err != nil {
 		log.Fatal(err)
 	}
 
 	// Second run: the journal is replayed.
-	g, err = kgmem.Open(path)
+	mem, err = kgmem.OpenMemory(dir)
 	if err != nil {
 		log.Fatal(err)
 	}
-	st := g.Stats()
-	fmt.Printf("reopened: %d entities, %d relations, %d journal records replayed\n",
-		st.Entities, st.Relations, g.Recovery().Replayed)
-	related, err := g.GetRelated(ctx, "person:alice", kgmem.TraverseOptions{Depth: 2})
+	st := mem.Graph().Stats()
+	fmt.Printf("reopened: %d entities, %d relations and %d page, %d journal records replayed\n",
+		st.Entities, st.Relations, mem.Store().Len(), mem.Recovery().Replayed)
+	res, err := mem.Retriever().Retrieve(ctx, "What does Project Apollo use?")
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, r := range related {
-		unit := "hops"
-		if r.Hops() == 1 {
-			unit = "hop"
-		}
-		fmt.Printf("  %.2f  %s (%d %s)\n", r.Score, r.Entity.Name, r.Hops(), unit)
+	for _, it := range res.Items[:min(3, len(res.Items))] {
+		fmt.Printf("  %.2f  %s\n", it.Score, it.Explain())
 	}
 
 	// Fold the journal into a new snapshot; the next Open reads only that.
-	if err := g.Compact(); err != nil {
+	if err := mem.Compact(); err != nil {
 		log.Fatal(err)
 	}
-	js := g.JournalStats()
-	fmt.Printf("compacted: the snapshot holds writes 1-%d\n", js.SnapshotSeq)
-	if err := g.Close(); err != nil {
+	fmt.Printf("compacted: the snapshot holds writes 1-%d\n", mem.JournalStats().SnapshotSeq)
+	if err := mem.Close(); err != nil {
 		log.Fatal(err)
 	}
 
-	g, err = kgmem.Open(path)
+	mem, err = kgmem.OpenMemory(dir)
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer g.Close()
-	e, _, err := g.GetEntity(ctx, "project:apollo")
+	defer mem.Close()
+	e, _, err := mem.Graph().GetEntity(ctx, "project:project_apollo")
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("after compaction: %d entities, %d records replayed, %s tagged %v\n",
-		g.Stats().Entities, g.Recovery().Replayed, e.Name, e.Tags)
+	fmt.Printf("after compaction: %d entities, %d records replayed, %s tagged %v, cited by %v\n",
+		mem.Graph().Stats().Entities, mem.Recovery().Replayed, e.Name, e.Tags, e.SourceIDs)
 }

@@ -496,33 +496,96 @@ func TestGapIsCorruption(t *testing.T) {
 
 func TestCompactCrashPoints(t *testing.T) {
 	steps := []string{"snapshot-written", "journal-written", "snapshot-renamed", "journal-renamed"}
+	dir := t.TempDir()
+	type point struct {
+		dir  string
+		want map[string]string
+	}
+	points := map[string]point{}
+	want := map[string]string{}
+	var k *kv
+	k = mustOpenKV(t, dir, Options{OnStep: func(s string) {
+		if s == "snapshot-written" {
+			// Compaction holds no lock while the snapshot is written:
+			// writes go on, and must survive in the new journal.
+			fill(t, k, want, 100, 3, "during")
+		}
+		points[s] = point{copyDir(t, dir), maps.Clone(want)}
+	}})
+	fill(t, k, want, 0, 5, "a")
+	require.NoError(t, k.log.Compact())
+	require.NoError(t, k.log.Close())
 	for _, step := range steps {
 		t.Run(step, func(t *testing.T) {
-			dir := t.TempDir()
-			var saved string
-			k := &kv{}
-			o := Options{OnStep: func(s string) {
-				if s == step {
-					saved = copyDir(t, dir)
-				}
-			}}
-			k = mustOpenKV(t, dir, o)
-			want := map[string]string{}
-			fill(t, k, want, 0, 5, "a")
-			require.NoError(t, k.log.Compact())
-			require.NoError(t, k.log.Close())
-			require.NotEmpty(t, saved)
-
+			p, ok := points[step]
+			require.True(t, ok)
 			// The files as a crash at this step leaves them open to the
-			// state of the compaction, and take more writes without a gap.
-			k2 := mustOpenKV(t, saved, Options{})
-			require.Equal(t, want, k2.snapshot())
-			fill(t, k2, want, 5, 3, "b")
+			// state of that moment, and take more writes without a gap.
+			k2 := mustOpenKV(t, p.dir, Options{})
+			require.Equal(t, p.want, k2.snapshot())
+			rec := k2.log.Recovery()
+			switch step {
+			case "snapshot-written", "journal-written":
+				require.Zero(t, rec.SnapshotSeq, "the old snapshot (none) is still in place")
+				require.Positive(t, rec.TempFiles)
+			case "snapshot-renamed":
+				require.Equal(t, uint64(5), rec.SnapshotSeq)
+				require.Equal(t, 5, rec.Skipped, "the old journal's records are skipped, not applied again")
+			case "journal-renamed":
+				require.Equal(t, uint64(5), rec.SnapshotSeq)
+				require.Zero(t, rec.Skipped)
+				require.Equal(t, 3, rec.Replayed, "the writes made during the compaction")
+			}
+			fill(t, k2, p.want, 5, 3, "b")
 			require.NoError(t, k2.log.Close())
-			k2 = mustOpenKV(t, saved, Options{})
-			require.Equal(t, want, k2.snapshot())
-			require.Equal(t, uint64(8), k2.log.Stats().Seq)
+			k2 = mustOpenKV(t, p.dir, Options{})
+			require.Equal(t, p.want, k2.snapshot())
+			require.Equal(t, uint64(11), k2.log.Stats().Seq)
 			require.NoError(t, k2.log.Close())
+		})
+	}
+}
+
+// TestAppendFailure makes the journal unwritable: the write fails with
+// Errors.Journal and is not applied, later writes are refused, and a
+// Compact starts a sound journal and lifts the refusal, as reopening does.
+func TestAppendFailure(t *testing.T) {
+	for _, recoverBy := range []string{"compact", "reopen"} {
+		t.Run(recoverBy, func(t *testing.T) {
+			dir := t.TempDir()
+			k := mustOpenKV(t, dir, Options{CompactAt: -1})
+			want := map[string]string{}
+			fill(t, k, want, 0, 2, "a")
+			ro, err := os.Open(filepath.Join(dir, "kv.journal"))
+			require.NoError(t, err)
+			k.log.mu.Lock()
+			rw := k.log.f
+			k.log.f = ro
+			k.log.mu.Unlock()
+			defer rw.Close()
+
+			err = k.set("x", "y")
+			require.ErrorIs(t, err, testErrs.Journal)
+			require.ErrorContains(t, err, filepath.Join(dir, "kv.journal"))
+			require.Equal(t, want, k.snapshot(), "the failed write was applied")
+			err = k.set("z", "w")
+			require.ErrorIs(t, err, testErrs.Journal, "a write after a failure")
+			require.ErrorContains(t, err, "refused")
+			require.ErrorIs(t, k.log.Stats().Failed, testErrs.Journal)
+
+			switch recoverBy {
+			case "compact":
+				require.NoError(t, k.log.Compact())
+				require.NoError(t, k.log.Stats().Failed)
+				fill(t, k, want, 10, 1, "c")
+				require.NoError(t, k.log.Close())
+			case "reopen":
+				require.ErrorIs(t, k.log.Close(), testErrs.Journal, "Close reports the failure")
+			}
+			k = mustOpenKV(t, dir, Options{})
+			require.Equal(t, want, k.snapshot())
+			fill(t, k, want, 20, 1, "d")
+			require.NoError(t, k.log.Close())
 		})
 	}
 }

@@ -1,0 +1,246 @@
+package kgmem
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+
+	"github.com/kgmem/kgmem/internal/quote"
+	"github.com/kgmem/kgmem/internal/wal"
+)
+
+// Memory is an agent's durable memory: a knowledge graph, the knowledge
+// pages its entities and relations cite, and a retriever over both, kept
+// in one directory under one lock and one journal (see Durable memory in
+// the package documentation). Every write to the graph or the store is
+// journaled before it returns; Ingest writes a page and what was extracted
+// from it as one journal record, so a crash keeps all of it or none.
+//
+// A Memory only composes: Graph, Store and Retriever are the ordinary
+// types, and everything they offer works as documented, except that
+// ReadFrom on the graph or the store is refused (a memory's snapshot holds
+// both, and replacing one part alone is not supported): fill a new memory
+// instead. All methods are safe for concurrent use.
+type Memory struct {
+	graph     *InMemoryGraph
+	store     *InMemoryKnowledgeStore
+	retriever *MemoryRetriever
+	durable
+}
+
+// OpenMemory opens the memory in dir, creating the directory and the
+// memory when missing. opts are graph options (WithTagConstraints,
+// WithPathBudget), store options (WithBM25, WithTitleBoost) and durable
+// ones (WithSync and the others). It fails with an error wrapping
+// ErrLocked while another Open holds dir, ErrCorrupt when the files fail
+// their checks, and ErrInvalidArgument for an empty dir, a dir that is a
+// file, or an invalid option.
+//
+// Cost: O(snapshot + journal) time.
+func OpenMemory(dir string, opts ...DurableOption) (*Memory, error) {
+	c, err := newDurableConfig("open memory", true, true, opts)
+	if err != nil {
+		return nil, err
+	}
+	m := &Memory{graph: NewInMemoryGraph(c.graph...), store: NewInMemoryKnowledgeStore(c.store...)}
+	log, err := wal.Open(dir, memoryMachine{m}, c.walOptions("memory"))
+	if err != nil {
+		return nil, err
+	}
+	m.log = log
+	m.graph.journal = func(mu *mutation) error {
+		if mu.Op == opReplace {
+			return errMemoryReplace
+		}
+		return log.Append(mu)
+	}
+	m.store.journal = func(pm *pageMutation) error {
+		if pm.Op == opReplace {
+			return errMemoryReplace
+		}
+		return log.Append(pm)
+	}
+	m.retriever = NewMemoryRetriever(m.store, RetrieverConfig{}, WithKnowledgeGraph(m.graph))
+	return m, nil
+}
+
+var errMemoryReplace = fmt.Errorf("kgmem: read into a memory's graph or store: a memory is replaced as a whole, not in part: %w", ErrInvalidArgument)
+
+// Graph returns the memory's knowledge graph.
+func (m *Memory) Graph() *InMemoryGraph { return m.graph }
+
+// Store returns the memory's knowledge pages.
+func (m *Memory) Store() *InMemoryKnowledgeStore { return m.store }
+
+// Retriever returns a retriever over the memory's store and graph with the
+// default RetrieverConfig. For another configuration, make one with
+// NewMemoryRetriever(m.Store(), cfg, WithKnowledgeGraph(m.Graph())).
+func (m *Memory) Retriever() *MemoryRetriever { return m.retriever }
+
+// Ingest stores page and writes what a model extracted from it into the
+// graph, as the package-level Ingest does with WithSource(page.ID), in one
+// journal record: after a crash the page and all the entities and
+// relations come back, or none of them. page is checked as Put checks it;
+// a WithSource naming another page is an error wrapping
+// ErrInvalidArgument. The report and the other errors are Ingest's.
+func (m *Memory) Ingest(ctx context.Context, page KnowledgePage, x Extraction, opts ...IngestOption) (IngestReport, error) {
+	if err := validatePage(page); err != nil {
+		return IngestReport{}, withContext(err, "ingest")
+	}
+	commit := func(ctx context.Context, ents []Entity, rels []Relation) error {
+		return m.commitIngest(ctx, page, ents, rels)
+	}
+	opts = append(opts[:len(opts):len(opts)], ingestOptionFunc(func(c *ingestConfig) {
+		if c.sourceSet && c.source != page.ID {
+			c.fail("ingest: WithSource(%s) names another page than %s", quote.Value(c.source), quote.Value(page.ID))
+		}
+		c.source, c.sourceSet, c.commit = page.ID, true, commit
+	}))
+	return Ingest(ctx, m.graph, x, opts...)
+}
+
+// ingestRecord is the journal record of Memory.Ingest.
+type ingestRecord struct {
+	Op        mutationOp     `json:"op"`
+	Page      *KnowledgePage `json:"page"`
+	Entities  []Entity       `json:"entities,omitempty"`
+	Relations []Relation     `json:"relations,omitempty"`
+}
+
+// commitIngest writes page, ents and rels under both locks, as one record.
+func (m *Memory) commitIngest(ctx context.Context, page KnowledgePage, ents []Entity, rels []Relation) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	gm := &mutation{Op: opAddBatch, Entities: ents, Relations: rels}
+	pm := &pageMutation{Op: opPutPage, Page: &page}
+	if err := m.graph.check(gm); err != nil {
+		return err
+	}
+	if err := m.store.check(pm); err != nil {
+		return err
+	}
+	if err := m.graph.lock(); err != nil {
+		return err
+	}
+	defer m.graph.mu.Unlock()
+	m.store.mu.Lock()
+	defer m.store.mu.Unlock()
+	if err := m.graph.resolve(gm); err != nil {
+		return err
+	}
+	if err := m.store.resolve(pm); err != nil {
+		return err
+	}
+	rec := ingestRecord{Op: opIngest, Page: pm.Page, Entities: gm.Entities, Relations: gm.Relations}
+	if err := m.log.Append(&rec); err != nil {
+		return err
+	}
+	m.graph.do(gm)
+	m.store.do(pm)
+	return nil
+}
+
+// Close closes the graph, as InMemoryGraph.Close does, and the files, as
+// DurableGraph.Close does; after it the store's Put and Delete fail with
+// an error wrapping ErrClosed, and its reads go on.
+func (m *Memory) Close() error {
+	if err := m.graph.Close(); err != nil && !errors.Is(err, ErrClosed) {
+		return err
+	}
+	return m.log.Close()
+}
+
+// memoryMachine makes a Memory durable: its snapshot is the graph's
+// followed by the store's, with the same seq.
+type memoryMachine struct{ m *Memory }
+
+// memoryData is a memory's snapshot.
+type memoryData struct {
+	graph *graphData
+	pages *pagesData
+}
+
+func (d *memoryData) WriteTo(w io.Writer) (int64, error) {
+	lw := newLineWriter(w)
+	d.graph.writeLines(lw)
+	d.pages.writeLines(lw)
+	return lw.finish()
+}
+
+func (mm memoryMachine) Load(r io.Reader) (uint64, error) {
+	m := mm.m
+	lr := newLineReader(r, "snapshot")
+	fresh, gh, err := readGraphLines(lr, m.graph.newEmpty())
+	if err != nil {
+		return 0, err
+	}
+	ph, err := readPagesLines(lr, m.store) // nobody holds the store yet
+	if err != nil {
+		return 0, err
+	}
+	if err := lr.end(); err != nil {
+		return 0, err
+	}
+	if gh.Seq != ph.Seq {
+		return 0, fmt.Errorf("kgmem: snapshot: graph seq %d, pages seq %d: %w", gh.Seq, ph.Seq, ErrInvalidArgument)
+	}
+	m.graph.adopt(fresh)
+	return gh.Seq, nil
+}
+
+// memoryRecord is any record of a memory's journal.
+type memoryRecord struct {
+	Op        mutationOp     `json:"op"`
+	Entities  []Entity       `json:"entities,omitempty"`
+	Relations []Relation     `json:"relations,omitempty"`
+	ID        string         `json:"id,omitempty"`
+	Key       *RelationKey   `json:"key,omitempty"`
+	Tags      []string       `json:"tags,omitempty"`
+	Page      *KnowledgePage `json:"page,omitempty"`
+}
+
+var memoryRecordNames = jsonNames(reflect.TypeFor[memoryRecord]())
+
+func (mm memoryMachine) Replay(version int, body []byte) error {
+	m := mm.m
+	var r memoryRecord
+	if err := decodeStrict(body, &r, memoryRecordNames); err != nil {
+		return fmt.Errorf("kgmem: record: %v: %w", err, ErrInvalidArgument)
+	}
+	switch r.Op {
+	case opPutPage, opDeletePage:
+		if r.Entities != nil || r.Relations != nil || r.Key != nil || r.Tags != nil {
+			return malformed(r.Op)
+		}
+		return m.store.replay(&pageMutation{Op: r.Op, Page: r.Page, ID: r.ID})
+	case opIngest:
+		if r.Page == nil || r.ID != "" || r.Key != nil || r.Tags != nil {
+			return malformed(r.Op)
+		}
+		if err := m.graph.replay(&mutation{Op: opAddBatch, Entities: r.Entities, Relations: r.Relations}); err != nil {
+			return err
+		}
+		return m.store.replay(&pageMutation{Op: opPutPage, Page: r.Page})
+	}
+	if r.Page != nil {
+		return malformed(r.Op)
+	}
+	return m.graph.replay(&mutation{Op: r.Op, Entities: r.Entities, Relations: r.Relations, ID: r.ID, Key: r.Key, Tags: r.Tags})
+}
+
+func (mm memoryMachine) Capture(mark func() uint64) wal.Snapshot {
+	m := mm.m
+	m.graph.mu.RLock()
+	m.store.mu.RLock()
+	d := &memoryData{graph: m.graph.capture(), pages: m.store.capture()}
+	d.graph.seq = mark()
+	d.pages.seq = d.graph.seq
+	m.store.mu.RUnlock()
+	m.graph.mu.RUnlock()
+	d.graph.sort()
+	d.pages.sort()
+	return d
+}
