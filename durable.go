@@ -441,14 +441,30 @@ func OpenGraph(dir string, opts ...DurableOption) (*DurableGraph, error) {
 // other write as a record.
 func journalGraph(log *wal.Log, m *mutation) error {
 	if m.Op == opReplace {
-		return log.Rebase(func(seq uint64) wal.Snapshot {
-			d := m.fresh.capture()
-			d.seq = seq
-			d.sort()
-			return d
-		})
+		return rebase(log, m.fresh.capture())
 	}
 	return log.Append(m)
+}
+
+// snapshotData is the contents of a graph or a store, copied for a
+// snapshot.
+type snapshotData interface {
+	wal.Snapshot
+	sort()
+	setSeq(seq uint64)
+}
+
+func (d *graphData) setSeq(seq uint64) { d.seq = seq }
+func (d *pagesData) setSeq(seq uint64) { d.seq = seq }
+
+// rebase makes d, the new contents of a graph or a store that replace the
+// old ones, the snapshot of log.
+func rebase(log *wal.Log, d snapshotData) error {
+	d.sort()
+	return log.Rebase(func(seq uint64) wal.Snapshot {
+		d.setSeq(seq)
+		return d
+	})
 }
 
 // Close closes the graph, as InMemoryGraph.Close does, then stops the
@@ -489,12 +505,7 @@ func OpenStore(dir string, opts ...DurableOption) (*DurableKnowledgeStore, error
 	}
 	s.journal = func(m *pageMutation) error {
 		if m.Op == opReplace {
-			return log.Rebase(func(seq uint64) wal.Snapshot {
-				d := m.fresh.capture()
-				d.seq = seq
-				d.sort()
-				return d
-			})
+			return rebase(log, m.fresh.capture())
 		}
 		return log.Append(m)
 	}
