@@ -426,7 +426,7 @@ func (g *InMemoryGraph) GetRelated(ctx context.Context, id string, opts Traverse
 	defer g.mu.RUnlock()
 	start, ok := g.ids[id]
 	if !ok {
-		return nil, fmt.Errorf("kgmem: related to entity %s: %w", quote.Value(id), ErrNotFound)
+		return nil, relatedNotFound(id)
 	}
 	if opts.Depth == 0 {
 		return nil, nil
@@ -434,6 +434,11 @@ func (g *InMemoryGraph) GetRelated(ctx context.Context, id string, opts Traverse
 	t := g.getScratch()
 	defer g.scratch.Put(t)
 	return getRelated(ctx, g.step(opts.RelationTypes), t, start, opts)
+}
+
+// relatedNotFound is GetRelated's error for a start that is not an entity.
+func relatedNotFound(id string) error {
+	return fmt.Errorf("kgmem: related to entity %s: %w", quote.Value(id), ErrNotFound)
 }
 
 func (g *InMemoryGraph) getScratch() *traversal {

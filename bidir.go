@@ -637,11 +637,11 @@ func (g *InMemoryGraph) FindPaths(ctx context.Context, sourceID, targetID string
 	defer g.mu.RUnlock()
 	src, ok := g.ids[sourceID]
 	if !ok {
-		return PathResult{}, fmt.Errorf("kgmem: find paths: source entity %s: %w", quote.Value(sourceID), ErrNotFound)
+		return PathResult{}, pathEndNotFound("source", sourceID)
 	}
 	dst, ok := g.ids[targetID]
 	if !ok {
-		return PathResult{}, fmt.Errorf("kgmem: find paths: target entity %s: %w", quote.Value(targetID), ErrNotFound)
+		return PathResult{}, pathEndNotFound("target", targetID)
 	}
 	if src == dst {
 		return PathResult{Paths: []Path{{EntityIDs: []string{sourceID}, Score: 1}}}, nil
@@ -674,10 +674,18 @@ func searchPaths(ctx context.Context, ps *pathSearch, st stepper, src, dst int32
 	return res, nil
 }
 
+// pathEndNotFound is FindPaths' error for an end (what: "source" or
+// "target") that is not an entity.
+func pathEndNotFound(what, id string) error {
+	return fmt.Errorf("kgmem: find paths: %s entity %s: %w", what, quote.Value(id), ErrNotFound)
+}
+
+// noPathError is FindPaths' error when no path joins the two entities. It
+// reads "kgmem: find paths from "a" to "b" within 4 hops: no path".
 func noPathError(sourceID, targetID string, maxHops int, truncated bool) error {
 	cut := ""
 	if truncated {
 		cut = " (search truncated by MaxNodesPerHop or the path budget)"
 	}
-	return fmt.Errorf("kgmem: no path from %s to %s within %d hops%s: %w", quote.Value(sourceID), quote.Value(targetID), maxHops, cut, ErrNoPath)
+	return fmt.Errorf("kgmem: find paths from %s to %s within %d hops%s: %w", quote.Value(sourceID), quote.Value(targetID), maxHops, cut, ErrNoPath)
 }

@@ -83,7 +83,7 @@ func ExampleInMemoryGraph_AddRelation() {
 	// Output:
 	// 0.9 1
 	// true
-	// kgmem: relation "a" -[knows]-> "b": weight 1.5 is outside [0,1]: kgmem: invalid argument
+	// kgmem: relation "a" -["knows"]-> "b": weight 1.5 is outside [0,1]: invalid argument
 }
 
 func ExampleInMemoryGraph_GetRelated() {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/kgmem/kgmem/internal/quote"
 )
 
@@ -437,7 +438,7 @@ func (g *InMemoryGraph) RemoveEntity(ctx context.Context, id string) error {
 	defer g.mu.Unlock()
 	s, ok := g.ids[id]
 	if !ok {
-		return fmt.Errorf("kgmem: remove entity %q: %w", id, ErrNotFound)
+		return fmt.Errorf("kgmem: remove entity %s: %w", quote.Value(id), ErrNotFound)
 	}
 	if g.journal != nil {
 		if err := g.log(&mutation{Op: opRemoveEntity, ID: id}); err != nil {
@@ -543,7 +544,7 @@ func (g *InMemoryGraph) AddBatch(ctx context.Context, entities []Entity, relatio
 	for i := range entities {
 		e := entities[i]
 		if err := validateEntity(&e); err != nil {
-			return fmt.Errorf("kgmem: batch entity %d: %w", i, err)
+			return errmsg.Wrapf(err, "kgmem: batch entity %d", i)
 		}
 		tags, _ := normalizeTags(e.Tags, g.tags.MaxTagsPerEntity)
 		ents[i], mores[i] = e, newEntityMore(&e, tags)
@@ -574,8 +575,8 @@ func (g *InMemoryGraph) AddBatch(ctx context.Context, entities []Entity, relatio
 				}
 			}
 			if !batchIDs[id] {
-				return fmt.Errorf("kgmem: batch relation %d: %q -[%s]-> %q: entity %q: %w",
-					i, r.SourceID, r.Type, r.TargetID, id, ErrNotFound)
+				return fmt.Errorf("kgmem: batch relation %d: %s: entity %s: %w",
+					i, describeKey(r.SourceID, r.Type, r.TargetID), quote.Value(id), ErrNotFound)
 			}
 			ends[i][j] = -1
 		}
@@ -672,7 +673,7 @@ func prepareRelations(relations []Relation) ([]*relMore, error) {
 	prepare := func(lo, hi int) error {
 		for i := lo; i < hi; i++ {
 			if err := validateRelation(&relations[i]); err != nil {
-				return fmt.Errorf("kgmem: batch relation %d: %w", i, err)
+				return errmsg.Wrapf(err, "kgmem: batch relation %d", i)
 			}
 			mores[i] = newRelMore(&relations[i])
 		}
@@ -736,13 +737,13 @@ func (g *InMemoryGraph) reserve(relations []Relation, ends [][2]int32) {
 func (g *InMemoryGraph) endpoints(sourceID, targetID, typ string) (src, dst int32, err error) {
 	src, ok := g.ids[sourceID]
 	if !ok {
-		return 0, 0, fmt.Errorf("kgmem: relation %q -[%s]-> %q: source entity %q: %w",
-			sourceID, typ, targetID, sourceID, ErrNotFound)
+		return 0, 0, fmt.Errorf("kgmem: relation %s: source entity %s: %w",
+			describeKey(sourceID, typ, targetID), quote.Value(sourceID), ErrNotFound)
 	}
 	dst, ok = g.ids[targetID]
 	if !ok {
-		return 0, 0, fmt.Errorf("kgmem: relation %q -[%s]-> %q: target entity %q: %w",
-			sourceID, typ, targetID, targetID, ErrNotFound)
+		return 0, 0, fmt.Errorf("kgmem: relation %s: target entity %s: %w",
+			describeKey(sourceID, typ, targetID), quote.Value(targetID), ErrNotFound)
 	}
 	return src, dst, nil
 }
@@ -865,7 +866,7 @@ func (g *InMemoryGraph) RemoveRelation(ctx context.Context, sourceID, targetID, 
 		g.removeRel(i)
 		return nil
 	}
-	return fmt.Errorf("kgmem: remove relation %q -[%s]-> %q: %w", sourceID, relationType, targetID, ErrNotFound)
+	return fmt.Errorf("kgmem: remove relation %s: %w", describeKey(sourceID, relationType, targetID), ErrNotFound)
 }
 
 func (g *InMemoryGraph) lookupRel(sourceID, targetID, relationType string) (int32, bool) {
@@ -1000,17 +1001,17 @@ func (g *InMemoryGraph) FindByKeywords(ctx context.Context, keywords []string) (
 }
 
 // validateEntity checks the rules AddEntity enforces. The ID is checked
-// first, so that every later message can quote it whole.
+// first, so that every later message can quote it.
 func validateEntity(e *Entity) error {
 	if err := validateID("entity", e.ID); err != nil {
 		return err
 	}
 	bad := func(field string) error {
-		return fmt.Errorf("kgmem: entity %q: %s is not valid UTF-8: %w", e.ID, field, ErrInvalidArgument)
+		return fmt.Errorf("kgmem: entity %s: %s is not valid UTF-8: %w", quote.Value(e.ID), field, ErrInvalidArgument)
 	}
 	long := func(field, value string, limit int, name string) error {
-		return fmt.Errorf("kgmem: entity %q: %s %s is longer than %s (%d): %w",
-			e.ID, field, quote.Value(value), name, limit, ErrInvalidArgument)
+		return fmt.Errorf("kgmem: entity %s: %s %s is longer than %s (%d): %w",
+			quote.Value(e.ID), field, quote.Value(value), name, limit, ErrInvalidArgument)
 	}
 	switch {
 	case !utf8.ValidString(e.Name):
@@ -1039,7 +1040,7 @@ func validateEntity(e *Entity) error {
 	}
 	for i, t := range e.Tags {
 		if n, ok := tagFits(t); !ok {
-			return fmt.Errorf("kgmem: entity %q: tag %d %s: %w", e.ID, i, tagTooLong(t, n), ErrInvalidArgument)
+			return fmt.Errorf("kgmem: entity %s: tag %d %s: %w", quote.Value(e.ID), i, tagTooLong(t, n), ErrInvalidArgument)
 		}
 	}
 	return nil
@@ -1069,18 +1070,18 @@ func tagFits(t string) (int, bool) {
 }
 
 // validateRelation checks the rules AddRelation enforces. The key is
-// checked first, so that every later message can quote it whole.
+// checked first, so that every later message can quote it.
 func validateRelation(r *Relation) error {
 	if err := validateKey(r.SourceID, r.TargetID, r.Type); err != nil {
 		return err
 	}
 	if math.IsNaN(r.Weight) || r.Weight < 0 || r.Weight > 1 {
-		return fmt.Errorf("kgmem: relation %q -[%s]-> %q: weight %v is outside [0,1]: %w",
-			r.SourceID, r.Type, r.TargetID, r.Weight, ErrInvalidArgument)
+		return fmt.Errorf("kgmem: relation %s: weight %v is outside [0,1]: %w",
+			describeKey(r.SourceID, r.Type, r.TargetID), r.Weight, ErrInvalidArgument)
 	}
 	bad := func(field string) error {
-		return fmt.Errorf("kgmem: relation %q -[%s]-> %q: %s is not valid UTF-8: %w",
-			r.SourceID, r.Type, r.TargetID, field, ErrInvalidArgument)
+		return fmt.Errorf("kgmem: relation %s: %s is not valid UTF-8: %w",
+			describeKey(r.SourceID, r.Type, r.TargetID), field, ErrInvalidArgument)
 	}
 	switch {
 	case !validStrings(r.SourceIDs):
@@ -1089,6 +1090,12 @@ func validateRelation(r *Relation) error {
 		return bad("a property")
 	}
 	return nil
+}
+
+// describeKey renders a relation key for an error message, every part
+// quoted and cut to a short prefix: "a" -["works_on"]-> "b".
+func describeKey(sourceID, typ, targetID string) string {
+	return quote.Value(sourceID) + " -[" + quote.Value(typ) + "]-> " + quote.Value(targetID)
 }
 
 // validateKey checks a relation key: both endpoints as entity IDs, then
@@ -1102,13 +1109,13 @@ func validateKey(sourceID, targetID, typ string) error {
 	}
 	switch {
 	case typ == "":
-		return fmt.Errorf("kgmem: relation %q -> %q: empty relation type: %w", sourceID, targetID, ErrInvalidArgument)
+		return fmt.Errorf("kgmem: relation %s -> %s: empty relation type: %w", quote.Value(sourceID), quote.Value(targetID), ErrInvalidArgument)
 	case len(typ) > MaxTypeBytes:
-		return fmt.Errorf("kgmem: relation %q -> %q: relation type %s is longer than MaxTypeBytes (%d): %w",
-			sourceID, targetID, quote.Value(typ), MaxTypeBytes, ErrInvalidArgument)
+		return fmt.Errorf("kgmem: relation %s -> %s: relation type %s is longer than MaxTypeBytes (%d): %w",
+			quote.Value(sourceID), quote.Value(targetID), quote.Value(typ), MaxTypeBytes, ErrInvalidArgument)
 	case !utf8.ValidString(typ):
-		return fmt.Errorf("kgmem: relation %q -> %q: relation type %s is not valid UTF-8: %w",
-			sourceID, targetID, quote.Value(typ), ErrInvalidArgument)
+		return fmt.Errorf("kgmem: relation %s -> %s: relation type %s is not valid UTF-8: %w",
+			quote.Value(sourceID), quote.Value(targetID), quote.Value(typ), ErrInvalidArgument)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/kgmem/kgmem/internal/quote"
 )
 
@@ -523,7 +524,7 @@ func validateIngest(g KnowledgeGraph, x *Extraction, cfg *ingestConfig) error {
 	}
 	if cfg.sourceSet {
 		if err := validateSourceID(cfg.source); err != nil {
-			return fmt.Errorf("kgmem: ingest: %w", err)
+			return errmsg.Wrap("kgmem: ingest", err)
 		}
 	}
 	return nil
@@ -535,7 +536,7 @@ func (p *ingestPlanner) wrapErr(err error) error {
 	if cerr := p.ctx.Err(); cerr != nil {
 		return cerr
 	}
-	return fmt.Errorf("kgmem: ingest: %w", err)
+	return errmsg.Wrap("kgmem: ingest", err)
 }
 
 // skip records an item that will not be written.

@@ -617,7 +617,7 @@ func TestIngestStrict(t *testing.T) {
 	require.EqualError(t, err, `kgmem: ingest: strict: nothing written, 3 problem(s): `+
 		`entity 2 (""): no name or ID; `+
 		`relation 1 ("Raft"): target "Raft" names no entity; `+
-		`relation 2 ("张三 -[]-> 项目A"): no relation type: kgmem: invalid argument`)
+		`relation 2 ("张三 -[]-> 项目A"): no relation type: invalid argument`)
 	require.Equal(t, 1, rep.EntitiesSkipped)
 	require.Equal(t, 2, rep.RelationsSkipped)
 	require.Len(t, rep.Skipped, 3)

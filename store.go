@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/kgmem/kgmem/internal/quote"
 )
 
 // KnowledgePage is a unit of content an agent remembers: a note, a document
@@ -276,7 +278,7 @@ func (s *InMemoryKnowledgeStore) Put(ctx context.Context, p KnowledgePage) error
 	e.contentLen = count(p.Content, 1)
 	e.length = s.titleBoost*float64(e.titleLen) + float64(e.contentLen)
 	if len(order) > math.MaxInt32 {
-		return fmt.Errorf("page %q has %d distinct terms, more than a page may have: %w", p.ID, len(order), ErrInvalidArgument)
+		return fmt.Errorf("kgmem: page %s has %d distinct terms, more than a page may have: %w", quote.Value(p.ID), len(order), ErrInvalidArgument)
 	}
 	e.terms = make([]termRef, len(order))
 
@@ -290,7 +292,7 @@ func (s *InMemoryKnowledgeStore) Put(ctx context.Context, p KnowledgePage) error
 		s.free = s.free[:n-1]
 	} else {
 		if len(s.numbered) == math.MaxInt32 {
-			return fmt.Errorf("page %q: the store is full (%d pages): %w", p.ID, len(s.pages), ErrInvalidArgument)
+			return fmt.Errorf("kgmem: page %s: the store is full (%d pages): %w", quote.Value(p.ID), len(s.pages), ErrInvalidArgument)
 		}
 		e.num = int32(len(s.numbered))
 		s.numbered = append(s.numbered, nil)
@@ -338,30 +340,41 @@ func (s *InMemoryKnowledgeStore) unindex(e *pageEntry) {
 
 // validatePage checks the rules Put documents.
 func validatePage(p KnowledgePage) error {
-	if p.ID == "" {
-		return fmt.Errorf("page ID is empty: %w", ErrInvalidArgument)
+	if err := checkPageID(p.ID); err != nil {
+		return err
 	}
-	if !utf8.ValidString(p.ID) {
-		return fmt.Errorf("page ID %q is not valid UTF-8: %w", p.ID, ErrInvalidArgument)
+	bad := func(what string) error {
+		return fmt.Errorf("kgmem: page %s: %s is not valid UTF-8: %w", quote.Value(p.ID), what, ErrInvalidArgument)
 	}
 	if !utf8.ValidString(p.Title) {
-		return fmt.Errorf("page %q: title is not valid UTF-8: %w", p.ID, ErrInvalidArgument)
+		return bad("title")
 	}
 	if !utf8.ValidString(p.Content) {
-		return fmt.Errorf("page %q: content is not valid UTF-8: %w", p.ID, ErrInvalidArgument)
+		return bad("content")
 	}
 	for i, t := range p.Tags {
 		if !utf8.ValidString(t) {
-			return fmt.Errorf("page %q: tag %d %q is not valid UTF-8: %w", p.ID, i, t, ErrInvalidArgument)
+			return bad(fmt.Sprintf("tag %d %s", i, quote.Value(t)))
 		}
 	}
 	for k, v := range p.Metadata {
 		if !utf8.ValidString(k) {
-			return fmt.Errorf("page %q: metadata key %q is not valid UTF-8: %w", p.ID, k, ErrInvalidArgument)
+			return bad(fmt.Sprintf("metadata key %s", quote.Value(k)))
 		}
 		if !utf8.ValidString(v) {
-			return fmt.Errorf("page %q: metadata %q value %q is not valid UTF-8: %w", p.ID, k, v, ErrInvalidArgument)
+			return bad(fmt.Sprintf("metadata %s value %s", quote.Value(k), quote.Value(v)))
 		}
+	}
+	return nil
+}
+
+// checkPageID checks a page ID: not empty, valid UTF-8.
+func checkPageID(id string) error {
+	switch {
+	case id == "":
+		return fmt.Errorf("kgmem: page ID is empty: %w", ErrInvalidArgument)
+	case !utf8.ValidString(id):
+		return fmt.Errorf("kgmem: page ID %s is not valid UTF-8: %w", quote.Value(id), ErrInvalidArgument)
 	}
 	return nil
 }
@@ -392,7 +405,7 @@ func (s *InMemoryKnowledgeStore) Delete(ctx context.Context, id string) error {
 	defer s.mu.Unlock()
 	e := s.pages[id]
 	if e == nil {
-		return fmt.Errorf("page %q: %w", id, ErrNotFound)
+		return fmt.Errorf("kgmem: page %s: %w", quote.Value(id), ErrNotFound)
 	}
 	s.unindex(e)
 	delete(s.pages, id)
@@ -474,7 +487,7 @@ func (s *InMemoryKnowledgeStore) search(ctx context.Context, query string, limit
 		return nil, err
 	}
 	if !utf8.ValidString(query) {
-		return nil, fmt.Errorf("query %q is not valid UTF-8: %w", query, ErrInvalidArgument)
+		return nil, fmt.Errorf("kgmem: search: query %s is not valid UTF-8: %w", quote.Value(query), ErrInvalidArgument)
 	}
 	terms := uniqueTerms(Tokenize(query))
 	if len(terms) == 0 {

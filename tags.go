@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/kgmem/kgmem/internal/quote"
 )
 
@@ -112,7 +113,7 @@ func (g *InMemoryGraph) SetEntityTags(ctx context.Context, id string, tags []str
 	}
 	norm, err := normalizeTags(tags, g.tags.MaxTagsPerEntity)
 	if err != nil {
-		return 0, fmt.Errorf("kgmem: set tags of entity %q: %w", id, err)
+		return 0, errmsg.Wrapf(err, "kgmem: set tags of entity %s", quote.Value(id))
 	}
 	if err := g.lock(); err != nil {
 		return 0, err
@@ -120,7 +121,7 @@ func (g *InMemoryGraph) SetEntityTags(ctx context.Context, id string, tags []str
 	defer g.mu.Unlock()
 	s, ok := g.ids[id]
 	if !ok {
-		return 0, fmt.Errorf("kgmem: set tags of entity %q: %w", id, ErrNotFound)
+		return 0, fmt.Errorf("kgmem: set tags of entity %s: %w", quote.Value(id), ErrNotFound)
 	}
 	if g.journal != nil {
 		if err := g.log(&mutation{Op: opSetTags, ID: id, Tags: norm}); err != nil {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/kgmem/kgmem/internal/quote"
 )
 
@@ -46,7 +47,10 @@ func TraverseRelated(ctx context.Context, n Neighborhood, start string, opts Tra
 		return nil, err
 	}
 	if _, err := n.Entities(ctx, []string{start}); err != nil {
-		return nil, fmt.Errorf("kgmem: related to entity %s: %w", quote.Value(start), err)
+		if errors.Is(err, ErrNotFound) {
+			return nil, relatedNotFound(start)
+		}
+		return nil, errmsg.Wrapf(err, "kgmem: related to entity %s", quote.Value(start))
 	}
 	if opts.Depth == 0 {
 		return nil, nil
@@ -71,11 +75,13 @@ func TraversePaths(ctx context.Context, n Neighborhood, sourceID, targetID strin
 	if err := validatePathOptions(&opts); err != nil {
 		return PathResult{}, err
 	}
-	if _, err := n.Entities(ctx, []string{sourceID}); err != nil {
-		return PathResult{}, fmt.Errorf("kgmem: find paths: source entity %s: %w", quote.Value(sourceID), err)
-	}
-	if _, err := n.Entities(ctx, []string{targetID}); err != nil {
-		return PathResult{}, fmt.Errorf("kgmem: find paths: target entity %s: %w", quote.Value(targetID), err)
+	for _, end := range [2]struct{ what, id string }{{"source", sourceID}, {"target", targetID}} {
+		if _, err := n.Entities(ctx, []string{end.id}); err != nil {
+			if errors.Is(err, ErrNotFound) {
+				return PathResult{}, pathEndNotFound(end.what, end.id)
+			}
+			return PathResult{}, errmsg.Wrapf(err, "kgmem: find paths: %s entity %s", end.what, quote.Value(end.id))
+		}
 	}
 	if sourceID == targetID {
 		return PathResult{Paths: []Path{{EntityIDs: []string{sourceID}, Score: 1}}}, nil
@@ -155,14 +161,14 @@ func (s *neighborStep) expand(ctx context.Context, frontier []int32, dir Directi
 		case dir != Outgoing && r.TargetID == at:
 			to = r.SourceID
 		default:
-			bad = fmt.Errorf("kgmem: neighborhood reported relation %s -[%s]-> %s for entity %s walking %v: %w",
-				quote.Value(r.SourceID), quote.Value(r.Type), quote.Value(r.TargetID), quote.Value(at), dir, ErrInvalidArgument)
+			bad = fmt.Errorf("kgmem: neighborhood reported relation %s for entity %s walking %v: %w",
+				describeKey(r.SourceID, r.Type, r.TargetID), quote.Value(at), dir, ErrInvalidArgument)
 			return
 		}
 		if math.IsNaN(r.Weight) || r.Weight < 0 || r.Weight > 1 ||
 			(len(s.types) > 0 && !slices.Contains(s.types, r.Type)) {
-			bad = fmt.Errorf("kgmem: neighborhood reported relation %s -[%s]-> %s with weight %v outside the request: %w",
-				quote.Value(r.SourceID), quote.Value(r.Type), quote.Value(r.TargetID), r.Weight, ErrInvalidArgument)
+			bad = fmt.Errorf("kgmem: neighborhood reported relation %s with weight %v outside the request: %w",
+				describeKey(r.SourceID, r.Type, r.TargetID), r.Weight, ErrInvalidArgument)
 			return
 		}
 		if scanned == limit {

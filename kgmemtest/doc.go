@@ -21,7 +21,9 @@
 //     string, weights that are NaN, infinite or outside [0,1] wrap
 //     [kgmem.ErrInvalidArgument]; relations to missing entities and removal
 //     of absent objects wrap [kgmem.ErrNotFound]; each message names the
-//     offending value, and a rejected write leaves the graph as it was;
+//     offending value, names its package once and says its sentinel once,
+//     at the end ([CheckErrorMessage]), and a rejected write leaves the
+//     graph as it was;
 //   - length limits: an ID, name, type, alias or tag one byte over its
 //     limit ([kgmem.MaxIDBytes], [kgmem.MaxNameBytes], [kgmem.MaxTypeBytes],
 //     [kgmem.MaxTagBytes]) or a hundred kilobytes over it wraps

@@ -342,10 +342,38 @@ func requireErr(t testing.TB, what string, err, target error, parts ...string) {
 	if !errors.Is(err, target) {
 		t.Fatalf("%s: error %q does not wrap %v", what, err, target)
 	}
+	CheckErrorMessage(t, err, target)
 	for _, p := range parts {
 		if !strings.Contains(err.Error(), p) {
 			t.Fatalf("%s: error %q does not name %q", what, err, p)
 		}
+	}
+}
+
+// CheckErrorMessage reports, with t.Errorf, every way in which the message
+// of err, which wraps sentinel, breaks kgmem's rules for error text: it
+// names its package once, as a prefix ("kgmem: …" or the backend's own,
+// such as "pgraph: …", never "kgmem: …: kgmem: …" nor one package's
+// prefix after another's), and it says the sentinel's text once, at the
+// end ("…: not found"). Values quoted in the message must not contain the
+// sentinel's text or a package prefix for the check to be meaningful.
+func CheckErrorMessage(t testing.TB, err, sentinel error) {
+	t.Helper()
+	msg := err.Error()
+	i := strings.Index(msg, ": ")
+	if i <= 0 || strings.ContainsAny(msg[:i], " \"") {
+		t.Errorf("error %q does not start with a package prefix such as \"kgmem: \"", msg)
+		return
+	}
+	prefix := msg[:i+2]
+	for _, p := range []string{prefix, "kgmem: ", "pgraph: "} {
+		if n := strings.Count(msg, p); n > 1 || (n == 1 && p != prefix) {
+			t.Errorf("error %q names a package twice (%q)", msg, p)
+		}
+	}
+	text := sentinel.Error()
+	if n := strings.Count(msg, text); n != 1 || !strings.HasSuffix(msg, ": "+text) {
+		t.Errorf("error %q says %q %d times, want once, at the end", msg, text, n)
 	}
 }
 

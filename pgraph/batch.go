@@ -9,6 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/errmsg"
+	"github.com/kgmem/kgmem/internal/quote"
 )
 
 // AddBatch adds entities, then relations, in one transaction: each entity
@@ -28,7 +30,7 @@ func (g *Graph) AddBatch(ctx context.Context, entities []kgmem.Entity, relations
 		e := entities[i]
 		row, err := g.entityRow(&e)
 		if err != nil {
-			return fmt.Errorf("pgraph: batch entity %d: %w", i, err)
+			return errmsg.Wrapf(err, "pgraph: batch entity %d", i)
 		}
 		ents[e.ID] = row[1:] // without the namespace; the last one wins
 	}
@@ -41,11 +43,11 @@ func (g *Graph) AddBatch(ctx context.Context, entities []kgmem.Entity, relations
 	for i := range relations {
 		r := relations[i]
 		if err := validateRelation(&r); err != nil {
-			return fmt.Errorf("pgraph: batch relation %d: %w", i, err)
+			return errmsg.Wrapf(err, "pgraph: batch relation %d", i)
 		}
 		props, err := encodeProperties(r.Properties)
 		if err != nil {
-			return fmt.Errorf("pgraph: batch relation %d: %w", i, err)
+			return errmsg.Wrapf(err, "pgraph: batch relation %d", i)
 		}
 		r.Weight += 0 // store -0 as +0
 		if rr, ok := rels[r.Key()]; ok {
@@ -149,8 +151,8 @@ ORDER BY b.ord LIMIT 1`, g.ns).Scan(&ord, &src, &dst, &typ, &srcFound, &dstFound
 		if !srcFound {
 			missing = src
 		}
-		return batchError{fmt.Errorf("pgraph: batch relation %d: %q -[%s]-> %q: entity %q: %w",
-			ord, src, typ, dst, missing, kgmem.ErrNotFound)}
+		return batchError{fmt.Errorf("pgraph: batch relation %d: %s: entity %s: %w",
+			ord, describeKey(src, typ, dst), quote.Value(missing), kgmem.ErrNotFound)}
 	case err != pgx.ErrNoRows:
 		return err
 	}

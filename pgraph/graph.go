@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/kgmem/kgmem/internal/quote"
 )
 
@@ -154,7 +155,7 @@ func (g *Graph) AddEntity(ctx context.Context, e kgmem.Entity) error {
 	return g.retry(ctx, func() error {
 		_, err := g.pool.Exec(ctx, upsertEntitySQL, row...)
 		if err != nil {
-			return fail(fmt.Sprintf("add entity %q", e.ID), true, err)
+			return fail("add entity "+quote.Value(e.ID), true, err)
 		}
 		return nil
 	})
@@ -177,7 +178,7 @@ func (g *Graph) entityRow(e *kgmem.Entity) ([]any, error) {
 	tags, _ := kgmem.NormalizeTags(e.Tags, g.tags.MaxTagsPerEntity) // validated above
 	props, err := encodeProperties(e.Properties)
 	if err != nil {
-		return nil, fmt.Errorf("pgraph: entity %q: %w", e.ID, err)
+		return nil, fmt.Errorf("pgraph: entity %s: %w", quote.Value(e.ID), err)
 	}
 	grams, tgrams := entityGrams(e.ID, e.Name, e.Aliases, tags)
 	return []any{
@@ -202,7 +203,7 @@ func (g *Graph) GetEntity(ctx context.Context, id string) (kgmem.Entity, bool, e
 		return kgmem.Entity{}, false, nil
 	}
 	if err != nil {
-		return kgmem.Entity{}, false, fail(fmt.Sprintf("get entity %q", id), false, err)
+		return kgmem.Entity{}, false, fail("get entity "+quote.Value(id), false, err)
 	}
 	return e, true, nil
 }
@@ -219,7 +220,7 @@ func (g *Graph) RemoveEntity(ctx context.Context, id string) error {
 	if err := validateID(id); err != nil {
 		return err
 	}
-	notFound := fmt.Errorf("pgraph: remove entity %q: %w", id, kgmem.ErrNotFound)
+	notFound := fmt.Errorf("pgraph: remove entity %s: %w", quote.Value(id), kgmem.ErrNotFound)
 	if !storable(id) {
 		return notFound
 	}
@@ -227,7 +228,7 @@ func (g *Graph) RemoveEntity(ctx context.Context, id string) error {
 		tag, err := g.pool.Exec(ctx, "DELETE FROM "+entitiesTable+" WHERE namespace = $1 AND id = $2", g.ns, id)
 		switch {
 		case err != nil:
-			return fail(fmt.Sprintf("remove entity %q", id), true, err)
+			return fail("remove entity "+quote.Value(id), true, err)
 		case tag.RowsAffected() == 0:
 			return notFound
 		}
@@ -252,7 +253,7 @@ func (g *Graph) AddRelation(ctx context.Context, r kgmem.Relation) error {
 	}
 	props, err := encodeProperties(r.Properties)
 	if err != nil {
-		return fmt.Errorf("pgraph: relation %q -[%s]-> %q: %w", r.SourceID, r.Type, r.TargetID, err)
+		return fmt.Errorf("pgraph: relation %s: %w", describeKey(r.SourceID, r.Type, r.TargetID), err)
 	}
 	return g.retry(ctx, func() error {
 		_, err := g.pool.Exec(ctx, upsertRelationSQL,
@@ -261,7 +262,7 @@ func (g *Graph) AddRelation(ctx context.Context, r kgmem.Relation) error {
 			return g.missingEndpoint(ctx, r)
 		}
 		if err != nil {
-			return fail(fmt.Sprintf("add relation %q -[%s]-> %q", r.SourceID, r.Type, r.TargetID), true, err)
+			return fail("add relation "+describeKey(r.SourceID, r.Type, r.TargetID), true, err)
 		}
 		return nil
 	})
@@ -284,16 +285,16 @@ func (g *Graph) missingEndpoint(ctx context.Context, r kgmem.Relation) error {
 	rows, err := g.pool.Query(ctx, "SELECT id FROM "+entitiesTable+" WHERE namespace = $1 AND id = ANY($2)",
 		g.ns, []string{r.SourceID, r.TargetID})
 	if err != nil {
-		return fail(fmt.Sprintf("add relation %q -[%s]-> %q", r.SourceID, r.Type, r.TargetID), true, err)
+		return fail("add relation "+describeKey(r.SourceID, r.Type, r.TargetID), true, err)
 	}
 	found, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return fail(fmt.Sprintf("add relation %q -[%s]-> %q", r.SourceID, r.Type, r.TargetID), true, err)
+		return fail("add relation "+describeKey(r.SourceID, r.Type, r.TargetID), true, err)
 	}
 	for _, end := range []struct{ what, id string }{{"source", r.SourceID}, {"target", r.TargetID}} {
 		if !slices.Contains(found, end.id) {
-			return fmt.Errorf("pgraph: relation %q -[%s]-> %q: %s entity %q: %w",
-				r.SourceID, r.Type, r.TargetID, end.what, end.id, kgmem.ErrNotFound)
+			return fmt.Errorf("pgraph: relation %s: %s entity %s: %w",
+				describeKey(r.SourceID, r.Type, r.TargetID), end.what, quote.Value(end.id), kgmem.ErrNotFound)
 		}
 	}
 	return errRetry
@@ -310,7 +311,7 @@ func (g *Graph) RemoveRelation(ctx context.Context, sourceID, targetID, relation
 	if err := kgmem.ValidateRelationKey(sourceID, targetID, relationType); err != nil {
 		return err
 	}
-	notFound := fmt.Errorf("pgraph: remove relation %q -[%s]-> %q: %w", sourceID, relationType, targetID, kgmem.ErrNotFound)
+	notFound := fmt.Errorf("pgraph: remove relation %s: %w", describeKey(sourceID, relationType, targetID), kgmem.ErrNotFound)
 	if !storable(sourceID) || !storable(targetID) || !storable(relationType) {
 		return notFound
 	}
@@ -319,7 +320,7 @@ func (g *Graph) RemoveRelation(ctx context.Context, sourceID, targetID, relation
 			" WHERE namespace = $1 AND source = $2 AND target = $3 AND type = $4", g.ns, sourceID, targetID, relationType)
 		switch {
 		case err != nil:
-			return fail(fmt.Sprintf("remove relation %q -[%s]-> %q", sourceID, relationType, targetID), true, err)
+			return fail("remove relation "+describeKey(sourceID, relationType, targetID), true, err)
 		case tag.RowsAffected() == 0:
 			return notFound
 		}
@@ -545,15 +546,15 @@ func (g *Graph) SetEntityTags(ctx context.Context, id string, tags []string) (in
 	}
 	norm, err := kgmem.NormalizeTags(tags, g.tags.MaxTagsPerEntity)
 	if err != nil {
-		return 0, fmt.Errorf("pgraph: set tags of entity %q: %w", id, err)
+		return 0, errmsg.Wrap("pgraph: set tags of entity "+quote.Value(id), err)
 	}
 	for _, t := range norm {
 		if !storable(t) {
-			return 0, fmt.Errorf("pgraph: set tags of entity %q: tag %q contains a NUL byte, which PostgreSQL cannot store: %w",
-				id, t, kgmem.ErrInvalidArgument)
+			return 0, fmt.Errorf("pgraph: set tags of entity %s: tag %s contains a NUL byte, which PostgreSQL cannot store: %w",
+				quote.Value(id), quote.Value(t), kgmem.ErrInvalidArgument)
 		}
 	}
-	notFound := fmt.Errorf("pgraph: set tags of entity %q: %w", id, kgmem.ErrNotFound)
+	notFound := fmt.Errorf("pgraph: set tags of entity %s: %w", quote.Value(id), kgmem.ErrNotFound)
 	if !storable(id) {
 		return 0, notFound
 	}
@@ -562,7 +563,7 @@ func (g *Graph) SetEntityTags(ctx context.Context, id string, tags []string) (in
 			" SET tags = $3, tag_grams = $4 WHERE namespace = $1 AND id = $2", g.ns, id, nonNil(norm), tagGrams(norm))
 		switch {
 		case err != nil:
-			return fail(fmt.Sprintf("set tags of entity %q", id), true, err)
+			return fail("set tags of entity "+quote.Value(id), true, err)
 		case tag.RowsAffected() == 0:
 			return notFound
 		}
@@ -613,7 +614,7 @@ func (g *Graph) Clear(ctx context.Context) error {
 			return err
 		})
 		if err != nil {
-			return fail(fmt.Sprintf("clear namespace %q", g.ns), true, err)
+			return fail("clear namespace "+quote.Value(g.ns), true, err)
 		}
 		return nil
 	})

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/quote"
 )
 
 // This file applies kgmem's exported rules for validating, normalising and
@@ -46,7 +47,7 @@ func validateEntity(e *kgmem.Entity) error {
 		return err
 	}
 	nul := func(field string) error {
-		return fmt.Errorf("pgraph: entity %q: %s contains a NUL byte, which PostgreSQL cannot store: %w", e.ID, field, kgmem.ErrInvalidArgument)
+		return fmt.Errorf("pgraph: entity %s: %s contains a NUL byte, which PostgreSQL cannot store: %w", quote.Value(e.ID), field, kgmem.ErrInvalidArgument)
 	}
 	switch {
 	case !storable(e.ID):
@@ -76,8 +77,8 @@ func validateRelation(r *kgmem.Relation) error {
 		return err
 	}
 	nul := func(field string) error {
-		return fmt.Errorf("pgraph: relation %q -[%s]-> %q: %s contains a NUL byte, which PostgreSQL cannot store: %w",
-			r.SourceID, r.Type, r.TargetID, field, kgmem.ErrInvalidArgument)
+		return fmt.Errorf("pgraph: relation %s: %s contains a NUL byte, which PostgreSQL cannot store: %w",
+			describeKey(r.SourceID, r.Type, r.TargetID), field, kgmem.ErrInvalidArgument)
 	}
 	switch {
 	case !storable(r.SourceID):
@@ -98,6 +99,12 @@ func validateRelation(r *kgmem.Relation) error {
 // do: through the key rule, which checks the source ID first.
 func validateID(id string) error {
 	return kgmem.ValidateEntity(kgmem.Entity{ID: id})
+}
+
+// describeKey renders a relation key for an error message, as kgmem does:
+// every part quoted and cut to a short prefix, "a" -["works_on"]-> "b".
+func describeKey(sourceID, typ, targetID string) string {
+	return quote.Value(sourceID) + " -[" + quote.Value(typ) + "]-> " + quote.Value(targetID)
 }
 
 // normalizeTag is the rule EntityCountByTag applies to its argument.
