@@ -95,7 +95,19 @@ func (t *traversal) grow(n int) {
 	t.pos = append(t.pos, make([]int32, n-len(t.pos))...)
 }
 
-// validateTraverse checks TraverseOptions.
+// prepareTraverse checks TraverseOptions for GetRelated and sets the
+// defaults of zero fields: Depth 0 becomes 1.
+func prepareTraverse(opts *TraverseOptions) error {
+	if err := validateTraverse(opts); err != nil {
+		return err
+	}
+	if opts.Depth == 0 {
+		opts.Depth = 1
+	}
+	return nil
+}
+
+// validateTraverse checks TraverseOptions without changing them.
 func validateTraverse(opts *TraverseOptions) error {
 	switch {
 	case opts.Depth < 0:
@@ -394,8 +406,8 @@ func cloneRelation(r Relation) Relation {
 }
 
 // GetRelated walks the graph breadth-first from the entity with the given ID
-// and returns every entity reached within opts.Depth hops, once, at its
-// fewest-hop distance.
+// and returns every entity reached within opts.Depth hops (0 means 1, the
+// direct neighbours), once, at its fewest-hop distance.
 //
 // Among the paths of that length an entity keeps the highest-scoring one
 // (score: product of the weights along it); ties go to the lexicographically
@@ -417,7 +429,7 @@ func (g *InMemoryGraph) GetRelated(ctx context.Context, id string, opts Traverse
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := validateTraverse(&opts); err != nil {
+	if err := prepareTraverse(&opts); err != nil {
 		return nil, err
 	}
 	if err := g.rlock(); err != nil {
@@ -427,9 +439,6 @@ func (g *InMemoryGraph) GetRelated(ctx context.Context, id string, opts Traverse
 	start, ok := g.ids[id]
 	if !ok {
 		return nil, relatedNotFound(id)
-	}
-	if opts.Depth == 0 {
-		return nil, nil
 	}
 	t := g.getScratch()
 	defer g.scratch.Put(t)

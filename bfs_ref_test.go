@@ -172,8 +172,11 @@ func refCompareOffers(a, b refOffer) int {
 
 // refRelated is the brute-force reference for GetRelated: level by level,
 // every relation of the list is tried from every entity kept at the previous
-// level.
+// level. Depth 0 means 1.
 func refRelated(rg refGraph, start string, opts kgmem.TraverseOptions) []kgmem.ScoredEntity {
+	if opts.Depth == 0 {
+		opts.Depth = 1
+	}
 	allowed := func(r kgmem.Relation) bool {
 		return len(opts.RelationTypes) == 0 || slices.Contains(opts.RelationTypes, r.Type)
 	}

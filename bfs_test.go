@@ -73,10 +73,21 @@ func TestGetRelatedEdgeCases(t *testing.T) {
 			opts:     kgmem.TraverseOptions{Depth: 3, Direction: kgmem.Both},
 		},
 		{
-			name:  "depth 0",
+			name:  "depth 0 means one hop",
 			edges: chain,
-			start: "a",
+			start: "b",
 			opts:  kgmem.TraverseOptions{Depth: 0, Direction: kgmem.Both},
+			want: []bfsHit{
+				{"b c", 0.8, []string{"b>c:t"}},
+				{"b a", 0.5, []string{"a>b:t"}},
+			},
+		},
+		{
+			name:  "zero options: one hop, outgoing",
+			edges: chain,
+			start: "b",
+			opts:  kgmem.TraverseOptions{},
+			want:  []bfsHit{{"b c", 0.8, []string{"b>c:t"}}},
 		},
 		{
 			name:  "depth 1",

@@ -40,6 +40,12 @@ const joinCheckEvery = 1 << 10
 // defaultMaxPaths is PathOptions.MaxPaths when it is 0.
 const defaultMaxPaths = 3
 
+// defaultMaxHops is PathOptions.MaxHops when it is 0: four relations,
+// enough for "X works on a project that belongs to a team that Y leads"
+// and short enough that the meet-in-the-middle search grows each side
+// two hops.
+const defaultMaxHops = 4
+
 // pathSlack widens score bounds that are not computed in the same order as a
 // path's exact score, so that rounding never prunes a path that belongs in the
 // answer. Exact scores decide the answer; bounds only skip work.
@@ -114,7 +120,15 @@ func (ps *pathSearch) threshold() float64 {
 	return ps.best[len(ps.best)-1].score
 }
 
+// validatePathOptions checks PathOptions and sets the defaults of zero
+// fields: MaxHops 0 becomes 4 and MaxPaths 0 becomes 3.
 func validatePathOptions(opts *PathOptions) error {
+	if opts.MaxHops == 0 {
+		opts.MaxHops = defaultMaxHops
+	}
+	if opts.MaxPaths == 0 {
+		opts.MaxPaths = defaultMaxPaths
+	}
 	switch {
 	case opts.MaxHops < 0:
 		return fmt.Errorf("kgmem: find paths: negative MaxHops %d: %w", opts.MaxHops, ErrInvalidArgument)
@@ -147,7 +161,7 @@ func findPaths(ctx context.Context, ps *pathSearch, st stepper, src, dst int32, 
 	ps.joins, ps.joinCut, ps.ticks = budget, false, 0
 	ps.best = ps.best[:0]
 	ps.arena = ps.arena[:0]
-	if ps.k == 0 {
+	if ps.k == 0 { // opts not validated, as by tests that call findPaths directly
 		ps.k = defaultMaxPaths
 	}
 	fwd, bwd := &ps.fwd, &ps.bwd
@@ -594,10 +608,10 @@ func toPaths(st stepper, cs []candidate) []Path {
 	return out
 }
 
-// FindPaths returns the opts.MaxPaths (default 3) best simple paths from
-// sourceID to targetID of at most opts.MaxHops relations, walking relations
-// in opts.Direction (Both: either way) and only of opts.RelationTypes when
-// that is set. A path never visits an entity twice; parallel relations
+// FindPaths returns the opts.MaxPaths (0 means 3) best simple paths from
+// sourceID to targetID of at most opts.MaxHops relations (0 means 4),
+// walking relations in opts.Direction (the zero value Outgoing; Both:
+// either way) and only of opts.RelationTypes when that is set. A path never visits an entity twice; parallel relations
 // between the same entities make distinct paths. Paths are ordered by score
 // (product of weights) descending, then fewer hops, then entity IDs and
 // relation keys position by position: exactly the first MaxPaths of every

@@ -96,10 +96,15 @@ func ExampleInMemoryGraph_GetRelated() {
 	for _, r := range related {
 		fmt.Printf("%.2f %s %v\n", r.Score, r.Entity.Name, r.Path)
 	}
+
+	// The zero options walk one hop along outgoing relations.
+	related, _ = g.GetRelated(context.Background(), "person:zhangsan", kgmem.TraverseOptions{})
+	fmt.Println(len(related), related[0].Entity.Name)
 	// Output:
 	// 0.90 项目A [person:zhangsan project:a]
 	// 0.90 Alice [person:zhangsan project:a person:alice]
 	// 0.72 基础架构部 [person:zhangsan project:a team:infra]
+	// 1 项目A
 }
 
 func ExampleInMemoryGraph_FindPaths() {

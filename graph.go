@@ -183,13 +183,22 @@ type ScoredEntity struct {
 // Hops returns the number of relations between the start and the entity.
 func (s ScoredEntity) Hops() int { return len(s.Relations) }
 
-// TraverseOptions configures GetRelated. The zero value is a valid, empty
-// traversal (Depth 0 returns nothing).
+// TraverseOptions configures GetRelated. The zero value is a useful
+// traversal: the entities one hop away along outgoing relations, of every
+// type, with no cap.
 type TraverseOptions struct {
 	// Depth is the maximum number of relations between the start and a
-	// result. 0 returns an empty result; negative is ErrInvalidArgument.
+	// result. 0 means 1 (the direct neighbours); negative is
+	// ErrInvalidArgument.
 	Depth int
-	// Direction is the way relations are walked; the zero value is Outgoing.
+	// Direction is the way relations are walked; the zero value is
+	// Outgoing. GetRelated and FindPaths follow relations the way they are
+	// stated unless asked otherwise, because Direction's zero value is
+	// Outgoing and a walk against the arrows ("who works on X?" from X)
+	// is a different question. MemoryRetriever's graph channel walks Both
+	// by default instead: a question may name either end of a relation,
+	// and the words of the question, not the zero value, decide the
+	// direction of each hop.
 	Direction Direction
 	// RelationTypes restricts the walk to relations of these types; nil or
 	// empty walks every type. An empty string in the list is
@@ -215,14 +224,18 @@ type Path struct {
 // Hops returns the number of relations on the path.
 func (p Path) Hops() int { return len(p.Relations) }
 
-// PathOptions configures FindPaths.
+// PathOptions configures FindPaths. The zero value is a useful search: the
+// 3 best paths of up to 4 relations, walking relations from source towards
+// target the way they are stated (Outgoing; see TraverseOptions.Direction
+// for why), over every type.
 type PathOptions struct {
-	// MaxHops is the longest path considered, in relations. Negative is
-	// ErrInvalidArgument; 0 finds only the zero-hop path from an entity to
-	// itself.
+	// MaxHops is the longest path considered, in relations. 0 means 4;
+	// negative is ErrInvalidArgument. Whatever MaxHops, a search from an
+	// entity to itself returns the one zero-hop path.
 	MaxHops int
 	// Direction is the way relations may be walked from source towards
-	// target; Both walks each relation either way.
+	// target; the zero value is Outgoing, and Both walks each relation
+	// either way.
 	Direction Direction
 	// RelationTypes restricts paths to relations of these types; nil or
 	// empty allows every type.
@@ -302,10 +315,11 @@ type KnowledgeGraph interface {
 	RemoveRelation(ctx context.Context, sourceID, targetID, relationType string) error
 
 	// GetRelated walks the graph breadth-first from id and returns each
-	// entity reached within opts.Depth hops once, at its fewest-hop
-	// distance, with the best-scoring path of that length (score: product of
-	// weights; ties: the lexicographically smallest path, compared ID by ID,
-	// then the smallest relation key). The start is never in the result.
+	// entity reached within opts.Depth hops (0 means 1) once, at its
+	// fewest-hop distance, with the best-scoring path of that length
+	// (score: product of weights; ties: the lexicographically smallest
+	// path, compared ID by ID, then the smallest relation key). The start
+	// is never in the result.
 	// Results are ordered by score descending, then hops ascending, then
 	// ID ascending, and cut to opts.Limit. An unknown id returns
 	// ErrNotFound; invalid options return ErrInvalidArgument. A cancelled
@@ -313,8 +327,9 @@ type KnowledgeGraph interface {
 	// a long traversal, not only between hops.
 	GetRelated(ctx context.Context, id string, opts TraverseOptions) ([]ScoredEntity, error)
 
-	// FindPaths returns the opts.MaxPaths best simple paths (no entity
-	// twice) of at most opts.MaxHops relations from sourceID to targetID.
+	// FindPaths returns the opts.MaxPaths (0 means 3) best simple paths (no
+	// entity twice) of at most opts.MaxHops (0 means 4) relations from
+	// sourceID to targetID.
 	// Unknown endpoints return ErrNotFound; no path returns ErrNoPath;
 	// sourceID == targetID returns one zero-hop path of score 1. A
 	// cancelled ctx returns ctx.Err() rather than a result.

@@ -43,7 +43,7 @@ func TraverseRelated(ctx context.Context, n Neighborhood, start string, opts Tra
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := validateTraverse(&opts); err != nil {
+	if err := prepareTraverse(&opts); err != nil {
 		return nil, err
 	}
 	if _, err := n.Entities(ctx, []string{start}); err != nil {
@@ -51,9 +51,6 @@ func TraverseRelated(ctx context.Context, n Neighborhood, start string, opts Tra
 			return nil, relatedNotFound(start)
 		}
 		return nil, errmsg.Wrapf(err, "kgmem: related to entity %s", quote.Value(start))
-	}
-	if opts.Depth == 0 {
-		return nil, nil
 	}
 	st := newNeighborStep(n, opts.RelationTypes)
 	return getRelated(ctx, st, new(traversal), st.intern(start), opts)

@@ -35,10 +35,12 @@
 //   - upsert, cascade and replace semantics of AddEntity, RemoveEntity and
 //     AddRelation;
 //   - returned values are copies, and inputs are copied on write;
-//   - GetRelated: option validation, fewest hops, best score, tie-breaking by
-//     path and relation key, ordering, directions, type filters, weight decay,
-//     MaxNodesPerHop, Limit, and agreement with a brute-force reference on
-//     random graphs;
+//   - GetRelated: option validation, Depth 0 as one hop, fewest hops, best
+//     score, tie-breaking by path and relation key, ordering, directions,
+//     type filters, weight decay, MaxNodesPerHop, Limit, and agreement with
+//     a brute-force reference on random graphs;
+//   - FindPaths: the zero options (4 hops, 3 paths), ordering, ErrNoPath,
+//     and agreement with exhaustive enumeration ([ReferencePaths]);
 //   - tag normalisation, the tag index, FindTags and EntityCountByTag;
 //   - FindByKeywords matching and ordering;
 //   - an already-cancelled context fails every method with

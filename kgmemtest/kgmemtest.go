@@ -60,7 +60,8 @@ type check struct {
 // CheckRelated reports, with t.Errorf, every way in which got breaks the
 // invariants of a GetRelated answer for start and opts: each result's Path
 // runs from start to the result's entity without repeating an entity, has
-// between 1 and opts.Depth hops and len(Relations) == len(Path)-1;
+// between 1 and opts.Depth hops (Depth 0 meaning 1) and
+// len(Relations) == len(Path)-1;
 // Relations[i] joins Path[i] and Path[i+1] in a direction opts.Direction
 // allows and has a type opts.RelationTypes allows; Score is the product of
 // the relations' weights, multiplied from the start outwards; the start is
@@ -72,8 +73,8 @@ type check struct {
 // answer for that, for example with RequireSameRelated.
 func CheckRelated(t testing.TB, start string, opts kgmem.TraverseOptions, got []kgmem.ScoredEntity) {
 	t.Helper()
-	if opts.Depth == 0 && len(got) > 0 {
-		t.Errorf("GetRelated(%q, Depth 0) returned %d results, want none", start, len(got))
+	if opts.Depth == 0 {
+		opts.Depth = 1
 	}
 	if opts.Limit > 0 && len(got) > opts.Limit {
 		t.Errorf("GetRelated(%q, Limit %d) returned %d results", start, opts.Limit, len(got))
@@ -95,7 +96,7 @@ func CheckRelated(t testing.TB, start string, opts kgmem.TraverseOptions, got []
 		if s.Path[0] != start || s.Path[len(s.Path)-1] != id {
 			t.Errorf("result %d (%q): path %q does not run from %q to %q", i, id, s.Path, start, id)
 		}
-		if hops := len(s.Path) - 1; opts.Depth > 0 && hops > opts.Depth {
+		if hops := len(s.Path) - 1; hops > opts.Depth {
 			t.Errorf("result %d (%q): %d hops exceeds Depth %d", i, id, hops, opts.Depth)
 		}
 		onPath := make(map[string]bool, len(s.Path))
@@ -1319,11 +1320,14 @@ func relatedChecks() []check {
 				requireRelated(t, g, nil, "a", kgmem.TraverseOptions{Depth: 4, Direction: dir})
 			}
 		}},
-		{"DepthZero", func(t *testing.T, g kgmem.KnowledgeGraph) {
-			stored := build(t, g, rel("a", "b", "t", 1), rel("b", "a", "t", 1))
-			for _, dir := range []kgmem.Direction{kgmem.Outgoing, kgmem.Incoming, kgmem.Both} {
-				requireRelated(t, g, stored, "a", kgmem.TraverseOptions{Direction: dir, Limit: 3, MaxNodesPerHop: 1})
-			}
+		{"DepthZeroIsOneHop", func(t *testing.T, g kgmem.KnowledgeGraph) {
+			// The zero value walks one hop, outgoing.
+			stored := build(t, g, rel("a", "b", "t", 1), rel("b", "c", "t", 1), rel("d", "a", "t", 0.5))
+			requireRelated(t, g, stored, "a", kgmem.TraverseOptions{}, hit{"a b", 1, []string{"a>b:t"}})
+			requireRelated(t, g, stored, "a", kgmem.TraverseOptions{Direction: kgmem.Incoming}, hit{"a d", 0.5, []string{"d>a:t"}})
+			requireRelated(t, g, stored, "a", kgmem.TraverseOptions{Direction: kgmem.Both, Limit: 3, MaxNodesPerHop: 1},
+				hit{"a b", 1, []string{"a>b:t"}})
+			requireRelated(t, g, stored, "a", kgmem.TraverseOptions{Depth: 1}, hit{"a b", 1, []string{"a>b:t"}})
 		}},
 		{"CyclesTerminate", func(t *testing.T, g kgmem.KnowledgeGraph) {
 			stored := build(t, g,
@@ -1574,8 +1578,11 @@ func (a refHit) beats(b refHit) bool {
 }
 
 // referenceRelated computes GetRelated from a plain list of relations, one
-// hop at a time, without any index.
+// hop at a time, without any index. Depth 0 means 1.
 func referenceRelated(rels []kgmem.Relation, start string, opts kgmem.TraverseOptions) []refHit {
+	if opts.Depth == 0 {
+		opts.Depth = 1
+	}
 	reached := map[string]bool{start: true}
 	level := []refHit{{path: []string{start}, score: 1}}
 	var out []refHit

@@ -19,8 +19,12 @@ import (
 // reached entity (score, then path, then relation keys), the best
 // MaxNodesPerHop entities (score, then ID), and a visited set carried in
 // every row of the level (the recursive term sees only the previous level,
-// and cannot refer to the recursion a second time). opts must be valid.
+// and cannot refer to the recursion a second time). opts must be valid;
+// Depth 0 means 1, as for GetRelated.
 func relatedCTE(ctx context.Context, g *Graph, start string, opts kgmem.TraverseOptions) ([]kgmem.ScoredEntity, error) {
+	if opts.Depth == 0 {
+		opts.Depth = 1
+	}
 	next := "CASE WHEN r.source = w.node THEN r.target ELSE r.source END"
 	var on string
 	switch opts.Direction {

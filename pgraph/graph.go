@@ -334,8 +334,8 @@ func (g *Graph) RemoveRelation(ctx context.Context, sourceID, targetID, relation
 // is one query for the whole frontier, and the start check and the final
 // entity fetch are one query each, all inside one read-only REPEATABLE READ
 // transaction, so the answer is consistent with a single moment of the
-// graph even while other processes write. Invalid options return
-// kgmem.ErrInvalidArgument before any query; an unknown id returns
+// graph even while other processes write. Depth 0 means 1. Invalid options
+// return kgmem.ErrInvalidArgument before any query; an unknown id returns
 // kgmem.ErrNotFound. Cancelling ctx cancels the running query on the server.
 func (g *Graph) GetRelated(ctx context.Context, id string, opts kgmem.TraverseOptions) ([]kgmem.ScoredEntity, error) {
 	n := g.neighborhood()
@@ -364,8 +364,9 @@ func (g *Graph) ReadNeighborhood(ctx context.Context, read func(kgmem.Neighborho
 // exactly the semantics of kgmem.InMemoryGraph.FindPaths: it runs
 // kgmem.TraversePaths, the same meet-in-the-middle search, over this graph,
 // one query per level of each side, inside one read-only REPEATABLE READ
-// transaction. The graph's path budget (WithPathBudget) caps the relations
-// scanned and the partial paths built and joined. When the budget cuts the search (PathResult.Truncated), which
+// transaction; MaxHops 0 means 4 and MaxPaths 0 means 3. The graph's path
+// budget (WithPathBudget) caps the relations scanned and the partial paths
+// built and joined. When the budget cuts the search (PathResult.Truncated), which
 // partial paths were explored may differ from the in-memory graph's, since
 // the database returns relations in no particular order.
 func (g *Graph) FindPaths(ctx context.Context, sourceID, targetID string, opts kgmem.PathOptions) (kgmem.PathResult, error) {
