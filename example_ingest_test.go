@@ -107,7 +107,7 @@ func ExampleIngest_strict() {
 	fmt.Println(err)
 	fmt.Println(g.Stats().Entities)
 	// Output:
-	// kgmem: ingest: strict: nothing written, 2 problem(s): relation 0 ("A -[knows]-> B"): weight 1.5 is outside [0,1]; relation 1 ("C"): target "C" names no entity: invalid argument
+	// kgmem: ingest: strict: nothing written, 2 problem(s): relation 0 ("A -[knows]-> B"): weight 1.5 is outside (0,1]; relation 1 ("C"): target "C" names no entity: invalid argument
 	// 0
 }
 

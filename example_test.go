@@ -80,10 +80,16 @@ func ExampleInMemoryGraph_AddRelation() {
 	fmt.Println(errors.Is(err, kgmem.ErrNotFound))
 	err = g.AddRelation(ctx, kgmem.Relation{SourceID: "a", TargetID: "b", Type: "knows", Weight: 1.5})
 	fmt.Println(err)
+
+	// A relation stated without a weight is unweighted: it is stored as 1.
+	_ = g.AddRelation(ctx, kgmem.Relation{SourceID: "b", TargetID: "a", Type: "knows"})
+	r, _, _ = g.GetRelation(ctx, "b", "a", "knows")
+	fmt.Println(r.Weight)
 	// Output:
 	// 0.9 1
 	// true
 	// kgmem: relation "a" -["knows"]-> "b": weight 1.5 is outside [0,1]: invalid argument
+	// 1
 }
 
 func ExampleInMemoryGraph_GetRelated() {

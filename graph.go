@@ -100,11 +100,16 @@ type Entity struct {
 // relations of different types, in either direction. The key's parts have
 // length limits (MaxIDBytes, MaxTypeBytes); Properties and SourceIDs have
 // none beyond what a snapshot line or a journal record can hold.
+//
+// Weight lies in (0,1]. A zero Weight means "unweighted" and is stored as
+// 1, so Relation{SourceID: a, TargetID: b, Type: t} is a full-strength
+// fact and GetRelation and Relations return it with Weight 1; there is no
+// way to store a weight of 0.
 type Relation struct {
 	SourceID   string            `json:"source_id"`            // the entity the relation starts at; at most MaxIDBytes
 	TargetID   string            `json:"target_id"`            // the entity it ends at; at most MaxIDBytes
 	Type       string            `json:"type"`                 // what it says, such as "works_on"; non-empty, at most MaxTypeBytes
-	Weight     float64           `json:"weight"`               // [0,1]; the factor a traversal multiplies a path's score by
+	Weight     float64           `json:"weight"`               // (0,1], 0 meaning unweighted (stored as 1); the factor a traversal multiplies a path's score by
 	Properties map[string]string `json:"properties,omitempty"` // free-form attributes
 	SourceIDs  []string          `json:"source_ids,omitempty"` // knowledge pages that state it
 }
@@ -302,7 +307,8 @@ type KnowledgeGraph interface {
 	RemoveEntity(ctx context.Context, id string) error
 
 	// AddRelation inserts r, or replaces the stored relation with the same
-	// Key (weight, properties, sources). An empty endpoint or type, an
+	// Key (weight, properties, sources). A zero Weight is stored as 1
+	// (unweighted). An empty endpoint or type, an
 	// endpoint longer than MaxIDBytes or a type longer than MaxTypeBytes,
 	// invalid UTF-8 or a weight that is NaN, infinite or outside [0,1]
 	// returns ErrInvalidArgument; an endpoint that is not an entity returns

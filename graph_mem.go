@@ -470,7 +470,8 @@ func (g *InMemoryGraph) removeEntity(s int32) int {
 }
 
 // AddRelation inserts r, or replaces the weight, properties and sources of
-// the stored relation with the same Key. It returns an error wrapping
+// the stored relation with the same Key. A zero Weight is stored as 1
+// (unweighted). It returns an error wrapping
 // ErrInvalidArgument when an endpoint or the type is empty or longer than
 // its limit (MaxIDBytes, MaxTypeBytes), a string is not valid UTF-8, or
 // the weight is NaN, infinite or outside [0,1]; and one
@@ -480,10 +481,9 @@ func (g *InMemoryGraph) AddRelation(ctx context.Context, r Relation) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := validateRelation(&r); err != nil {
+	if err := validateRelation(&r); err != nil { // sets a zero weight to 1
 		return err
 	}
-	r.Weight += 0 // store -0 as +0
 	more := newRelMore(&r)
 	if err := g.lock(); err != nil {
 		return err
@@ -527,8 +527,9 @@ func (g *InMemoryGraph) putRelationTyped(src, dst, t int32, w float64, more *rel
 }
 
 // AddBatch adds entities, then relations, under one write lock: each entity
-// as AddEntity would, each relation as AddRelation would, in order (a later
-// item with the same ID or key replaces an earlier one). Relations may join
+// as AddEntity would, each relation as AddRelation would (a zero Weight is
+// stored as 1), in order (a later item with the same ID or key replaces an
+// earlier one). Relations may join
 // entities of the same batch. Everything is validated before anything is
 // applied: on an error, which names the index of the offending item,
 // nothing changes. It is several times faster than one call per item.
@@ -549,6 +550,7 @@ func (g *InMemoryGraph) AddBatch(ctx context.Context, entities []Entity, relatio
 		tags, _ := normalizeTags(e.Tags, g.tags.MaxTagsPerEntity)
 		ents[i], mores[i] = e, newEntityMore(&e, tags)
 	}
+	relations = slices.Clone(relations) // validation normalises weights; the caller's slice stays as it is
 	relMores, err := prepareRelations(relations)
 	if err != nil {
 		return err
@@ -587,10 +589,7 @@ func (g *InMemoryGraph) AddBatch(ctx context.Context, entities []Entity, relatio
 			m.Entities[i] = ents[i]
 			m.Entities[i].Tags = mores[i].tagList()
 		}
-		for i := range relations {
-			m.Relations[i] = relations[i]
-			m.Relations[i].Weight += 0
-		}
+		copy(m.Relations, relations)
 		if err := g.log(m); err != nil {
 			return err
 		}
@@ -616,7 +615,7 @@ func (g *InMemoryGraph) AddBatch(ctx context.Context, entities []Entity, relatio
 		if dst < 0 {
 			dst = g.ids[r.TargetID]
 		}
-		g.putRelationTyped(src, dst, typeIDs[typeOf[i]], r.Weight+0, relMores[i])
+		g.putRelationTyped(src, dst, typeIDs[typeOf[i]], r.Weight, relMores[i])
 	}
 	return nil
 }
@@ -665,8 +664,8 @@ func batchTypes(relations []Relation) (typeOf []int32, names []string) {
 // on several cores.
 const parallelBatch = 8192
 
-// prepareRelations validates relations and copies their optional parts. A
-// large batch is split across up to four goroutines, all finished before it
+// prepareRelations validates relations, normalising their weights in
+// place, and copies their optional parts. A large batch is split across up to four goroutines, all finished before it
 // returns; the error reported is always the one of the lowest index.
 func prepareRelations(relations []Relation) ([]*relMore, error) {
 	mores := make([]*relMore, len(relations))
@@ -1069,8 +1068,9 @@ func tagFits(t string) (int, bool) {
 	return n, n <= MaxTagBytes
 }
 
-// validateRelation checks the rules AddRelation enforces. The key is
-// checked first, so that every later message can quote it.
+// validateRelation checks the rules AddRelation enforces and normalises r
+// as every backend stores it: a zero Weight (or -0) becomes 1, unweighted.
+// The key is checked first, so that every later message can quote it.
 func validateRelation(r *Relation) error {
 	if err := validateKey(r.SourceID, r.TargetID, r.Type); err != nil {
 		return err
@@ -1089,7 +1089,17 @@ func validateRelation(r *Relation) error {
 	case !validMap(r.Properties):
 		return bad("a property")
 	}
+	r.Weight = storedWeight(r.Weight)
 	return nil
+}
+
+// storedWeight returns the weight a relation stating w is stored with: 1
+// for 0 (and -0), which means unweighted, and w otherwise.
+func storedWeight(w float64) float64 {
+	if w == 0 {
+		return 1
+	}
+	return w
 }
 
 // describeKey renders a relation key for an error message, every part

@@ -39,15 +39,16 @@ const (
 	SkippedRelation = "relation"
 )
 
-// WeightPolicy says what Ingest does with a relation weight outside [0,1].
+// WeightPolicy says what Ingest does with a relation weight above 1.
+// Relation weights lie in (0,1]; a weight of 0 or less (or NaN) is never
+// written, whatever the policy: the relation is skipped and reported.
 type WeightPolicy uint8
 
 const (
-	// WeightClamp moves an out-of-range weight to the nearest bound (so 8
-	// becomes 1 and -0.2 becomes 0) and counts it in
-	// IngestReport.WeightsClamped. It is the default.
+	// WeightClamp writes a weight above 1 as 1 (so 8 and "800%" become 1)
+	// and counts it in IngestReport.WeightsClamped. It is the default.
 	WeightClamp WeightPolicy = iota
-	// WeightReject skips a relation whose weight is out of range (or, with
+	// WeightReject skips a relation whose weight is above 1 (or, with
 	// WithStrict, fails the call).
 	WeightReject
 )
@@ -119,15 +120,18 @@ func WithPlaceholders() IngestOption {
 	return ingestOptionFunc(func(c *ingestConfig) { c.placeholders = true })
 }
 
-// WithWeightPolicy sets what happens to weights outside [0,1]; the default
-// is WeightClamp. A NaN weight is always skipped (or fails a strict call).
+// WithWeightPolicy sets what happens to weights above 1; the default is
+// WeightClamp. A weight of 0 or less, or NaN, is always skipped (or fails a
+// strict call): relation weights lie in (0,1], and a zero Weight would be
+// stored as 1, unweighted, the opposite of what a model stating 0 means.
 func WithWeightPolicy(p WeightPolicy) IngestOption {
 	return ingestOptionFunc(func(c *ingestConfig) { c.policy = p })
 }
 
 // WithDefaultWeight sets the weight of new relations whose extraction
-// states none; the default is DefaultIngestWeight. It must lie in [0,1].
-// An existing relation keeps its weight when the extraction states none.
+// states none; the default is DefaultIngestWeight (1, unweighted). It must
+// lie in (0,1]. An existing relation keeps its weight when the extraction
+// states none.
 func WithDefaultWeight(w float64) IngestOption {
 	return ingestOptionFunc(func(c *ingestConfig) { c.defaultWeight = w })
 }
@@ -174,7 +178,7 @@ type IngestReport struct {
 	// PlaceholdersCreated counts entities created by WithPlaceholders
 	// (they are not in EntitiesCreated).
 	PlaceholdersCreated int
-	// WeightsClamped counts weights WeightClamp moved into [0,1].
+	// WeightsClamped counts weights above 1 that WeightClamp moved to 1.
 	WeightsClamped int
 	// EntityIDs[i] is the ID extracted entity i resolved to, "" when it
 	// was skipped.
@@ -424,9 +428,11 @@ type ingestPlanner struct {
 //
 // # Weights
 //
-// A relation without a weight gets DefaultIngestWeight (see
-// WithDefaultWeight). A weight outside [0,1] is clamped or the relation
-// skipped, per WithWeightPolicy; NaN is always skipped.
+// A relation without a weight gets DefaultIngestWeight, 1, unweighted (see
+// WithDefaultWeight): a missing weight means what a zero Relation.Weight
+// means to the graph. A weight above 1 is clamped or the relation skipped,
+// per WithWeightPolicy; a weight of 0 or less, or NaN, is always skipped,
+// since the graph would store 0 as 1.
 //
 // # Atomicity
 //
@@ -519,8 +525,8 @@ func validateIngest(g KnowledgeGraph, x *Extraction, cfg *ingestConfig) error {
 		return bad("%d relations exceed the limit of %d", len(x.Relations), MaxExtractedRelations)
 	case cfg.policy > WeightReject:
 		return bad("unknown weight policy %v", cfg.policy)
-	case !(cfg.defaultWeight >= 0 && cfg.defaultWeight <= 1):
-		return bad("default weight %v is outside [0,1]", cfg.defaultWeight)
+	case !(cfg.defaultWeight > 0 && cfg.defaultWeight <= 1):
+		return bad("default weight %v is outside (0,1]", cfg.defaultWeight)
 	}
 	if cfg.sourceSet {
 		if err := validateSourceID(cfg.source); err != nil {
@@ -1165,12 +1171,14 @@ func (p *ingestPlanner) weight(w *float64) (v float64, given, clamped bool, reas
 	switch v = *w; {
 	case math.IsNaN(v):
 		return 0, true, false, "weight is NaN"
-	case v >= 0 && v <= 1:
-		return v + 0, true, false, ""
+	case v <= 0:
+		return 0, true, false, fmt.Sprintf("weight %v is outside (0,1] (leave the weight out for an unweighted relation)", v)
+	case v <= 1:
+		return v, true, false, ""
 	case p.cfg.policy == WeightReject:
-		return 0, true, false, fmt.Sprintf("weight %v is outside [0,1]", v)
+		return 0, true, false, fmt.Sprintf("weight %v is outside (0,1]", v)
 	}
-	return math.Max(0, math.Min(1, v)), true, true, ""
+	return 1, true, true, ""
 }
 
 // planRelations resolves every extracted relation and plans its write.

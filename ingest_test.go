@@ -568,9 +568,12 @@ func TestIngestWeights(t *testing.T) {
 	t.Run("clamp by default", func(t *testing.T) {
 		g := kgmem.NewInMemoryGraph()
 		rep := mustIngest(t, g, x)
-		require.Equal(t, map[string]float64{"in_range": 0.3, "too_high": 1, "negative": 0, "missing": 1, "infinite": 1}, weights(g))
-		require.Equal(t, 3, rep.WeightsClamped)
-		require.Equal(t, []kgmem.SkippedItem{{Kind: "relation", Index: 4, Ref: "A -[nan]-> B", Reason: "weight is NaN"}}, rep.Skipped)
+		require.Equal(t, map[string]float64{"in_range": 0.3, "too_high": 1, "missing": 1, "infinite": 1}, weights(g))
+		require.Equal(t, 2, rep.WeightsClamped)
+		require.Equal(t, []kgmem.SkippedItem{
+			{Kind: "relation", Index: 2, Ref: "A -[negative]-> B", Reason: "weight -0.5 is outside (0,1] (leave the weight out for an unweighted relation)"},
+			{Kind: "relation", Index: 4, Ref: "A -[nan]-> B", Reason: "weight is NaN"},
+		}, rep.Skipped)
 	})
 	t.Run("reject", func(t *testing.T) {
 		g := kgmem.NewInMemoryGraph()
@@ -578,11 +581,32 @@ func TestIngestWeights(t *testing.T) {
 		require.Equal(t, map[string]float64{"in_range": 0.3, "missing": 0.5}, weights(g))
 		require.Equal(t, 0, rep.WeightsClamped)
 		require.Equal(t, []kgmem.SkippedItem{
-			{Kind: "relation", Index: 1, Ref: "A -[too_high]-> B", Reason: "weight 8 is outside [0,1]"},
-			{Kind: "relation", Index: 2, Ref: "A -[negative]-> B", Reason: "weight -0.5 is outside [0,1]"},
+			{Kind: "relation", Index: 1, Ref: "A -[too_high]-> B", Reason: "weight 8 is outside (0,1]"},
+			{Kind: "relation", Index: 2, Ref: "A -[negative]-> B", Reason: "weight -0.5 is outside (0,1] (leave the weight out for an unweighted relation)"},
 			{Kind: "relation", Index: 4, Ref: "A -[nan]-> B", Reason: "weight is NaN"},
-			{Kind: "relation", Index: 5, Ref: "A -[infinite]-> B", Reason: "weight +Inf is outside [0,1]"},
+			{Kind: "relation", Index: 5, Ref: "A -[infinite]-> B", Reason: "weight +Inf is outside (0,1]"},
 		}, rep.Skipped)
+	})
+	t.Run("a stated zero is skipped under every policy, a missing weight is 1", func(t *testing.T) {
+		zero := kgmem.Extraction{
+			Entities: []kgmem.ExtractedEntity{{Name: "A"}, {Name: "B"}},
+			Relations: []kgmem.ExtractedRelation{
+				{Source: "A", Target: "B", Type: "zero", Weight: weight(0)},
+				{Source: "A", Target: "B", Type: "minus_zero", Weight: weight(math.Copysign(0, -1))},
+				{Source: "A", Target: "B", Type: "unstated"},
+			},
+		}
+		for _, p := range []kgmem.WeightPolicy{kgmem.WeightClamp, kgmem.WeightReject} {
+			g := kgmem.NewInMemoryGraph()
+			rep := mustIngest(t, g, zero, kgmem.WithWeightPolicy(p))
+			require.Equal(t, map[string]float64{"unstated": 1}, weights(g), "%v", p)
+			require.Equal(t, 2, rep.RelationsSkipped, "%v", p)
+			require.Contains(t, rep.Skipped[0].Reason, "weight 0 is outside (0,1]")
+		}
+		for _, w := range []float64{0, -0.5, math.NaN(), 1.5} {
+			_, err := kgmem.Ingest(context.Background(), kgmem.NewInMemoryGraph(), zero, kgmem.WithDefaultWeight(w))
+			require.ErrorIs(t, err, kgmem.ErrInvalidArgument, "default weight %v", w)
+		}
 	})
 	t.Run("strict fails on NaN even when clamping", func(t *testing.T) {
 		g := kgmem.NewInMemoryGraph()

@@ -17,9 +17,11 @@ func ValidateEntity(e Entity) error { return validateEntity(&e) }
 // whose content breaks a rule (an empty endpoint or type, an endpoint
 // longer than MaxIDBytes or a type longer than MaxTypeBytes, a weight that
 // is NaN or outside [0,1], a string that is not valid UTF-8), wrapping
-// ErrInvalidArgument, or nil. Whether the endpoints exist is for the
-// backend to check.
-func ValidateRelation(r Relation) error { return validateRelation(&r) }
+// ErrInvalidArgument, or nil. When r is valid, ValidateRelation also
+// normalises it as every backend stores it: a zero Weight (or -0) becomes
+// 1, unweighted; so a backend stores *r as it is after the call. Whether
+// the endpoints exist is for the backend to check.
+func ValidateRelation(r *Relation) error { return validateRelation(r) }
 
 // ValidateRelationKey returns the error RemoveRelation returns for a
 // malformed key (an empty, over-long or invalid part), wrapping

@@ -26,9 +26,11 @@ type Neighborhood interface {
 	// Neighbors calls visit once for every relation that touches one of ids
 	// and may be walked away from it in direction dir, restricted to the
 	// given types when types is not empty: from is the index in ids of the
-	// entity the relation is walked from, r the relation as stored. ids holds
-	// no duplicates. Under Both, a relation between two entities of ids is
-	// reported once for each. Neighbors must not call visit after it returns.
+	// entity the relation is walked from, r the relation as stored (a
+	// Weight of 0 is read as 1, unweighted, as every backend stores it).
+	// ids holds no duplicates. Under Both, a relation between two entities
+	// of ids is reported once for each. Neighbors must not call visit after
+	// it returns.
 	Neighbors(ctx context.Context, ids []string, dir Direction, types []string, visit func(from int, r Relation)) error
 	// Entities returns the entities with the given IDs, in the same order.
 	// An ID without an entity makes it return an error wrapping ErrNotFound.
@@ -162,6 +164,7 @@ func (s *neighborStep) expand(ctx context.Context, frontier []int32, dir Directi
 				describeKey(r.SourceID, r.Type, r.TargetID), quote.Value(at), dir, ErrInvalidArgument)
 			return
 		}
+		r.Weight = storedWeight(r.Weight)
 		if math.IsNaN(r.Weight) || r.Weight < 0 || r.Weight > 1 ||
 			(len(s.types) > 0 && !slices.Contains(s.types, r.Type)) {
 			bad = fmt.Errorf("kgmem: neighborhood reported relation %s with weight %v outside the request: %w",

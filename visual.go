@@ -401,8 +401,8 @@ func prepare(sg Subgraph, opts VisualOptions) (*drawing, error) {
 		if err := checkRelation(r); err != nil {
 			return nil, err
 		}
-		if w, ok := relations[r.Key()]; !ok || r.Weight > w {
-			relations[r.Key()] = r.Weight
+		if w, ok := relations[r.Key()]; !ok || storedWeight(r.Weight) > w {
+			relations[r.Key()] = storedWeight(r.Weight) // 0 is unweighted, as in the graph
 		}
 	}
 	citations := make(map[Citation]struct{}, len(sg.Citations))

@@ -24,6 +24,7 @@
 //     offending value, names its package once and says its sentinel once,
 //     at the end ([CheckErrorMessage]), and a rejected write leaves the
 //     graph as it was;
+//   - a zero relation weight is stored, returned and walked as 1;
 //   - length limits: an ID, name, type, alias or tag one byte over its
 //     limit ([kgmem.MaxIDBytes], [kgmem.MaxNameBytes], [kgmem.MaxTypeBytes],
 //     [kgmem.MaxTagBytes]) or a hundred kilobytes over it wraps

@@ -98,12 +98,14 @@ func comparePaths(a, b kgmem.Path) int {
 // ReferencePaths is FindPaths by exhaustive enumeration, for comparing
 // implementations on small graphs: every simple path of at most
 // opts.MaxHops relations (0 meaning 4) from src to dst over the plain list
-// of relations, walking opts.Direction and opts.RelationTypes, sorted in
-// FindPaths' order (score descending, fewer hops, entity IDs, relation
-// keys). It ignores MaxPaths and MaxNodesPerHop; cut the result to the k
-// you asked for. Its cost is exponential in MaxHops.
+// of relations, each counted as stored (a zero weight as 1), walking
+// opts.Direction and opts.RelationTypes, sorted in FindPaths' order (score
+// descending, fewer hops, entity IDs, relation keys). It ignores MaxPaths
+// and MaxNodesPerHop; cut the result to the k you asked for. Its cost is
+// exponential in MaxHops.
 func ReferencePaths(rels []kgmem.Relation, src, dst string, opts kgmem.PathOptions) []kgmem.Path {
 	opts = withPathDefaults(opts)
+	rels = storedAll(rels)
 	if src == dst {
 		return []kgmem.Path{{EntityIDs: []string{src}, Score: 1}}
 	}

@@ -64,7 +64,8 @@ type check struct {
 // len(Relations) == len(Path)-1;
 // Relations[i] joins Path[i] and Path[i+1] in a direction opts.Direction
 // allows and has a type opts.RelationTypes allows; Score is the product of
-// the relations' weights, multiplied from the start outwards; the start is
+// the relations' weights, multiplied from the start outwards, and every
+// weight lies in (0,1] (a zero weight is stored as 1); the start is
 // absent and no entity appears twice; results are ordered by score
 // descending, then hops ascending, then ID ascending; and there are at most
 // opts.Limit of them when Limit is positive.
@@ -118,6 +119,9 @@ func CheckRelated(t testing.TB, start string, opts kgmem.TraverseOptions, got []
 			}
 			if len(opts.RelationTypes) > 0 && !slices.Contains(opts.RelationTypes, r.Type) {
 				t.Errorf("result %d (%q): relation %d has type %q outside the filter %q", i, id, j, r.Type, opts.RelationTypes)
+			}
+			if !(r.Weight > 0 && r.Weight <= 1) {
+				t.Errorf("result %d (%q): relation %d has weight %v outside (0,1]", i, id, j, r.Weight)
 			}
 			score *= r.Weight
 		}
@@ -383,8 +387,18 @@ func rel(src, dst, typ string, w float64) kgmem.Relation {
 	return kgmem.Relation{SourceID: src, TargetID: dst, Type: typ, Weight: w}
 }
 
+// asStored returns r as every backend stores it: a zero Weight (unweighted)
+// becomes 1.
+func asStored(r kgmem.Relation) kgmem.Relation {
+	if r.Weight == 0 {
+		r.Weight = 1
+	}
+	return r
+}
+
 // build adds an entity for every endpoint of rels, in order of first
-// appearance, then the relations in order. It returns the relations by key.
+// appearance, then the relations in order. It returns the relations by key,
+// as stored (see asStored).
 func build(t testing.TB, g kgmem.KnowledgeGraph, rels ...kgmem.Relation) map[kgmem.RelationKey]kgmem.Relation {
 	t.Helper()
 	seen := map[string]bool{}
@@ -399,7 +413,7 @@ func build(t testing.TB, g kgmem.KnowledgeGraph, rels ...kgmem.Relation) map[kgm
 	byKey := make(map[kgmem.RelationKey]kgmem.Relation, len(rels))
 	for _, r := range rels {
 		addRelation(t, g, r)
-		byKey[r.Key()] = r
+		byKey[r.Key()] = asStored(r)
 	}
 	return byKey
 }
@@ -776,12 +790,29 @@ func validationChecks() []check {
 			requireSameState(t, "the rejected write", before, fixtureSnapshot(t, g))
 		}})
 	}
-	checks = append(checks, check{"WeightBoundsAccepted", func(t *testing.T, g kgmem.KnowledgeGraph) {
-		stored := build(t, g, rel("a", "b", "t", 0), rel("a", "c", "t", 1), rel("c", "d", "t", 1))
+	checks = append(checks, check{"ZeroWeightIsUnweighted", func(t *testing.T, g kgmem.KnowledgeGraph) {
+		// A zero weight, and -0, are stored as 1: the relation counts in
+		// full, and reads return it with weight 1.
+		stored := build(t, g, rel("a", "b", "t", 0), rel("a", "c", "t", 1), rel("c", "d", "t", math.Copysign(0, -1)),
+			rel("a", "e", "t", math.SmallestNonzeroFloat64))
+		for _, k := range []string{"a>b:t", "c>d:t"} {
+			if w := stored[parseKey(k)].Weight; w != 1 || math.Signbit(w) {
+				t.Fatalf("relation %s stored with weight %v, want 1", k, w)
+			}
+		}
 		requireRelated(t, g, stored, "a", kgmem.TraverseOptions{Depth: 2},
+			hit{"a b", 1, []string{"a>b:t"}},
 			hit{"a c", 1, []string{"a>c:t"}},
 			hit{"a c d", 1, []string{"a>c:t", "c>d:t"}},
-			hit{"a b", 0, []string{"a>b:t"}},
+			hit{"a e", math.SmallestNonzeroFloat64, []string{"a>e:t"}},
+		)
+		// Replacing a weighted relation with an unweighted one stores 1.
+		addRelation(t, g, rel("a", "e", "t", 0))
+		stored[parseKey("a>e:t")] = asStored(rel("a", "e", "t", 0))
+		requireRelated(t, g, stored, "a", kgmem.TraverseOptions{},
+			hit{"a b", 1, []string{"a>b:t"}},
+			hit{"a c", 1, []string{"a>c:t"}},
+			hit{"a e", 1, []string{"a>e:t"}},
 		)
 	}})
 	checks = append(checks, check{"GetEntityAbsent", func(t *testing.T, g kgmem.KnowledgeGraph) {
@@ -1059,7 +1090,7 @@ func checkRandomHistory(t *testing.T, g kgmem.KnowledgeGraph) {
 				want = kgmem.ErrNotFound
 				break
 			}
-			rels[r.Key()] = r
+			rels[r.Key()] = asStored(r)
 		case op < 9:
 			k := kgmem.RelationKey{SourceID: pick(ids), TargetID: pick(ids), Type: pick(types)}
 			if len(rels) > 0 && rng.IntN(2) == 0 {
@@ -1477,7 +1508,7 @@ func relatedChecks() []check {
 			stored := build(t, g,
 				rel("s", "z", "t", 1), rel("z", "b", "t", 1), rel("s", "y", "t", 1),
 				rel("s", "m", "t", 0.5), rel("s", "c", "t", 0.5), rel("y", "a", "t", 0.5),
-				rel("s", "n", "t", 0),
+				rel("s", "n", "t", 0.125),
 			)
 			requireRelated(t, g, stored, "s", kgmem.TraverseOptions{Depth: 2},
 				hit{"s y", 1, []string{"s>y:t"}},
@@ -1486,7 +1517,7 @@ func relatedChecks() []check {
 				hit{"s c", 0.5, []string{"s>c:t"}},
 				hit{"s m", 0.5, []string{"s>m:t"}},
 				hit{"s y a", 0.5, []string{"s>y:t", "y>a:t"}},
-				hit{"s n", 0, []string{"s>n:t"}},
+				hit{"s n", 0.125, []string{"s>n:t"}},
 			)
 		}},
 		{"MaxNodesPerHop", func(t *testing.T, g kgmem.KnowledgeGraph) {
@@ -1578,8 +1609,10 @@ func (a refHit) beats(b refHit) bool {
 }
 
 // referenceRelated computes GetRelated from a plain list of relations, one
-// hop at a time, without any index. Depth 0 means 1.
+// hop at a time, without any index. Relations count as stored (asStored),
+// and Depth 0 means 1.
 func referenceRelated(rels []kgmem.Relation, start string, opts kgmem.TraverseOptions) []refHit {
+	rels = storedAll(rels)
 	if opts.Depth == 0 {
 		opts.Depth = 1
 	}
@@ -1636,8 +1669,19 @@ func referenceRelated(rels []kgmem.Relation, start string, opts kgmem.TraverseOp
 	return out
 }
 
+// storedAll returns rels as stored (see asStored), in a new slice.
+func storedAll(rels []kgmem.Relation) []kgmem.Relation {
+	out := make([]kgmem.Relation, len(rels))
+	for i, r := range rels {
+		out[i] = asStored(r)
+	}
+	return out
+}
+
 // randomGraph returns entity IDs and relations with unique keys. Weights come
-// mostly from a small set so that equal scores are common.
+// mostly from a small set so that equal scores are common; a zero weight,
+// stored as 1, ties with the relations of weight 1.
+
 func randomGraph(rng *rand.Rand) ([]string, []kgmem.Relation) {
 	pool := []string{"a", "ab", "b", "ba", "c", "c:1", "c:10", "c:2", "d", "e"}
 	rng.Shuffle(len(pool), func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })

@@ -14,7 +14,8 @@ import (
 )
 
 // AddBatch adds entities, then relations, in one transaction: each entity
-// as AddEntity would, each relation as AddRelation would, in order (a
+// as AddEntity would, each relation as AddRelation would (a zero Weight is
+// stored as 1), in order (a
 // later item with the same ID or key replaces an earlier one), exactly as
 // kgmem.InMemoryGraph.AddBatch does. Relations may join entities of the
 // same batch. Everything is validated before the database is touched; on
@@ -42,14 +43,13 @@ func (g *Graph) AddBatch(ctx context.Context, entities []kgmem.Entity, relations
 	rels := make(map[kgmem.RelationKey]*relRow, len(relations))
 	for i := range relations {
 		r := relations[i]
-		if err := validateRelation(&r); err != nil {
+		if err := validateRelation(&r); err != nil { // sets a zero weight to 1
 			return errmsg.Wrapf(err, "pgraph: batch relation %d", i)
 		}
 		props, err := encodeProperties(r.Properties)
 		if err != nil {
 			return errmsg.Wrapf(err, "pgraph: batch relation %d", i)
 		}
-		r.Weight += 0 // store -0 as +0
 		if rr, ok := rels[r.Key()]; ok {
 			rr.r, rr.props = r, props
 			continue

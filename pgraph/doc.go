@@ -3,8 +3,9 @@
 //
 // [Graph] implements [kgmem.KnowledgeGraph] and [kgmem.EntityLinker] with
 // the semantics of [kgmem.InMemoryGraph], the reference: the same
-// validation and sentinel errors, tag normalisation, case folding, result
-// ordering, tie-breaking and caps. GetRelated and FindPaths do not
+// validation and sentinel errors, defaults (a zero relation weight is
+// stored as 1), tag normalisation, case folding, result ordering,
+// tie-breaking and caps. GetRelated and FindPaths do not
 // re-implement the traversals: they run kgmem's own code
 // ([kgmem.TraverseRelated], [kgmem.TraversePaths]) over a
 // [kgmem.Neighborhood] that answers each hop with one query. The package
@@ -32,7 +33,9 @@
 // Migrate creates three tables in the connection's current schema:
 // kgmem_entities, kgmem_relations and kgmem_schema_version. Later versions
 // of this package add migrations; New refuses a database whose schema is
-// newer than it knows.
+// newer than it knows. Version 3 stores weights in (0,1]: it sets the
+// weight of every relation stored with weight 0 to 1, which is what the
+// in-memory graph has always read a zero weight as.
 //
 // # Namespaces
 //

@@ -238,7 +238,8 @@ func (g *Graph) RemoveEntity(ctx context.Context, id string) error {
 
 // AddRelation inserts r, or replaces the weight, properties and sources of
 // the stored relation with the same key, in one INSERT … ON CONFLICT
-// statement. It returns an error wrapping kgmem.ErrInvalidArgument, before
+// statement. A zero Weight is stored as 1 (unweighted), as kgmem's
+// in-memory graph stores it. It returns an error wrapping kgmem.ErrInvalidArgument, before
 // touching the database, when an endpoint or the type is empty, a string is
 // not valid UTF-8 or holds a NUL byte, or the weight is NaN, infinite or
 // outside [0,1]; and one wrapping kgmem.ErrNotFound when an endpoint is not
@@ -248,7 +249,7 @@ func (g *Graph) AddRelation(ctx context.Context, r kgmem.Relation) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := validateRelation(&r); err != nil {
+	if err := validateRelation(&r); err != nil { // sets a zero weight to 1
 		return err
 	}
 	props, err := encodeProperties(r.Properties)
@@ -257,7 +258,7 @@ func (g *Graph) AddRelation(ctx context.Context, r kgmem.Relation) error {
 	}
 	return g.retry(ctx, func() error {
 		_, err := g.pool.Exec(ctx, upsertRelationSQL,
-			g.ns, r.SourceID, r.TargetID, r.Type, r.Weight+0, props, nonNil(r.SourceIDs))
+			g.ns, r.SourceID, r.TargetID, r.Type, r.Weight, props, nonNil(r.SourceIDs))
 		if isForeignKeyViolation(err) {
 			return g.missingEndpoint(ctx, r)
 		}

@@ -70,10 +70,11 @@ func validateEntity(e *kgmem.Entity) error {
 	return nil
 }
 
-// validateRelation checks the rules kgmem's AddRelation enforces, then that
-// every string can be stored.
+// validateRelation checks the rules kgmem's AddRelation enforces, and
+// normalises r as kgmem does (a zero Weight becomes 1, unweighted), then
+// checks that every string can be stored.
 func validateRelation(r *kgmem.Relation) error {
-	if err := kgmem.ValidateRelation(*r); err != nil {
+	if err := kgmem.ValidateRelation(r); err != nil {
 		return err
 	}
 	nul := func(field string) error {
