@@ -122,13 +122,13 @@ func validateTraverse(opts *TraverseOptions) error {
 	return validateTypes(opts.RelationTypes)
 }
 
+// validateTypes checks a relation type filter: no type in it may be
+// empty, only white space or invalid UTF-8. A type longer than
+// MaxTypeBytes names no relation, and is left to find nothing.
 func validateTypes(types []string) error {
 	for _, t := range types {
-		if t == "" {
-			return fmt.Errorf("kgmem: empty relation type in filter: %w", ErrInvalidArgument)
-		}
-		if !utf8.ValidString(t) {
-			return fmt.Errorf("kgmem: relation type %s in filter is not valid UTF-8: %w", quote.Value(t), ErrInvalidArgument)
+		if t == "" || !utf8.ValidString(t) || blank(t) {
+			return fmt.Errorf("kgmem: type filter: %w", checkType("relation type", t))
 		}
 	}
 	return nil
@@ -418,7 +418,8 @@ func cloneRelation(r Relation) Relation {
 // RelationTypes and MaxNodesPerHop.
 //
 // It returns an error wrapping ErrNotFound when the start does not exist, one
-// wrapping ErrInvalidArgument for invalid options, and ctx.Err() when ctx is
+// wrapping ErrInvalidArgument for invalid options or an id that is empty,
+// only white space or not valid UTF-8, and ctx.Err() when ctx is
 // cancelled: ctx is checked between hops, every few thousand relations
 // scanned, every few thousand results sorted, merged or copied, and last
 // before returning, so a call cancelled while it works returns no result.
@@ -430,6 +431,9 @@ func (g *InMemoryGraph) GetRelated(ctx context.Context, id string, opts Traverse
 		return nil, err
 	}
 	if err := prepareTraverse(&opts); err != nil {
+		return nil, err
+	}
+	if err := checkID("start entity", id); err != nil {
 		return nil, err
 	}
 	if err := g.rlock(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/kgmem/kgmem/internal/quote"
 )
 
@@ -620,7 +621,8 @@ func toPaths(st stepper, cs []candidate) []Path {
 // sourceID == targetID returns one zero-hop path of score 1. Otherwise, when
 // there is no path, the error wraps ErrNoPath and names both IDs; FindPaths
 // never answers with neighbours in place of a path. Unknown IDs return
-// ErrNotFound; invalid options return ErrInvalidArgument; a cancelled ctx
+// ErrNotFound; IDs that are empty, only white space or not valid UTF-8,
+// and invalid options, return ErrInvalidArgument; a cancelled ctx
 // returns ctx.Err(), also when the search had finished; ctx is checked
 // between hops, every few thousand relations scanned and every thousand
 // pairs of partial paths joined.
@@ -643,6 +645,9 @@ func (g *InMemoryGraph) FindPaths(ctx context.Context, sourceID, targetID string
 		return PathResult{}, err
 	}
 	if err := validatePathOptions(&opts); err != nil {
+		return PathResult{}, err
+	}
+	if err := checkPathEnds(sourceID, targetID); err != nil {
 		return PathResult{}, err
 	}
 	if err := g.rlock(); err != nil {
@@ -686,6 +691,18 @@ func searchPaths(ctx context.Context, ps *pathSearch, st stepper, src, dst int32
 		return res, noPathError(st.id(src), st.id(dst), opts.MaxHops, truncated)
 	}
 	return res, nil
+}
+
+// checkPathEnds checks the IDs FindPaths names, as every read checks an
+// entity ID.
+func checkPathEnds(sourceID, targetID string) error {
+	if err := checkID("source entity", sourceID); err != nil {
+		return errmsg.Wrap("kgmem: find paths", err)
+	}
+	if err := checkID("target entity", targetID); err != nil {
+		return errmsg.Wrap("kgmem: find paths", err)
+	}
+	return nil
 }
 
 // pathEndNotFound is FindPaths' error for an end (what: "source" or

@@ -404,9 +404,13 @@ func (n *node) entity() Entity {
 }
 
 // GetEntity returns a copy of the entity with the given ID; ok is false when
-// there is none.
+// there is none. An empty or whitespace-only id, or one that is not valid
+// UTF-8, returns an error wrapping ErrInvalidArgument.
 func (g *InMemoryGraph) GetEntity(ctx context.Context, id string) (Entity, bool, error) {
 	if err := ctx.Err(); err != nil {
+		return Entity{}, false, err
+	}
+	if err := checkID("entity", id); err != nil {
 		return Entity{}, false, err
 	}
 	if err := g.rlock(); err != nil {
@@ -423,8 +427,8 @@ func (g *InMemoryGraph) GetEntity(ctx context.Context, id string) (Entity, bool,
 // RemoveEntity deletes the entity with the given ID together with every
 // relation that starts or ends at it and its tag index entries. It returns an
 // error wrapping ErrNotFound when there is no such entity, and one wrapping
-// ErrInvalidArgument when id is empty, longer than MaxIDBytes or not valid
-// UTF-8. Cost: O(degree).
+// ErrInvalidArgument when id is empty, only white space, longer than
+// MaxIDBytes or not valid UTF-8. Cost: O(degree).
 func (g *InMemoryGraph) RemoveEntity(ctx context.Context, id string) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -471,12 +475,12 @@ func (g *InMemoryGraph) removeEntity(s int32) int {
 
 // AddRelation inserts r, or replaces the weight, properties and sources of
 // the stored relation with the same Key. A zero Weight is stored as 1
-// (unweighted). It returns an error wrapping
-// ErrInvalidArgument when an endpoint or the type is empty or longer than
-// its limit (MaxIDBytes, MaxTypeBytes), a string is not valid UTF-8, or
-// the weight is NaN, infinite or outside [0,1]; and one
-// wrapping ErrNotFound when an endpoint is not an entity. AddRelation copies
-// r. Cost: O(1) amortised.
+// (unweighted); SourceID may equal TargetID (a self-loop). It returns an
+// error wrapping ErrInvalidArgument when an endpoint or the type is empty,
+// only white space or longer than its limit (MaxIDBytes, MaxTypeBytes), a
+// string is not valid UTF-8, or the weight is NaN, infinite or outside
+// [0,1]; and one wrapping ErrNotFound when an endpoint is not an entity.
+// AddRelation copies r. Cost: O(1) amortised.
 func (g *InMemoryGraph) AddRelation(ctx context.Context, r Relation) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -842,8 +846,8 @@ func (g *InMemoryGraph) removeRel(i int32) {
 
 // RemoveRelation deletes the relation with the given key. It returns an
 // error wrapping ErrNotFound when there is none, and one wrapping
-// ErrInvalidArgument when a part of the key is empty, longer than its limit
-// or not valid UTF-8.
+// ErrInvalidArgument when a part of the key is empty, only white space,
+// longer than its limit or not valid UTF-8.
 func (g *InMemoryGraph) RemoveRelation(ctx context.Context, sourceID, targetID, relationType string) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -895,9 +899,14 @@ func (g *InMemoryGraph) relation(i int32) Relation {
 }
 
 // GetRelation returns a copy of the relation with the given key; ok is false
-// when there is none.
+// when there is none. A part of the key that is empty, only white space or
+// not valid UTF-8 returns an error wrapping ErrInvalidArgument; like
+// GetEntity, it does not check lengths.
 func (g *InMemoryGraph) GetRelation(ctx context.Context, sourceID, targetID, relationType string) (Relation, bool, error) {
 	if err := ctx.Err(); err != nil {
+		return Relation{}, false, err
+	}
+	if err := checkReadKey(sourceID, targetID, relationType); err != nil {
 		return Relation{}, false, err
 	}
 	if err := g.rlock(); err != nil {
@@ -1117,30 +1126,71 @@ func validateKey(sourceID, targetID, typ string) error {
 	if err := validateID("target entity", targetID); err != nil {
 		return err
 	}
-	switch {
-	case typ == "":
-		return fmt.Errorf("kgmem: relation %s -> %s: empty relation type: %w", quote.Value(sourceID), quote.Value(targetID), ErrInvalidArgument)
-	case len(typ) > MaxTypeBytes:
-		return fmt.Errorf("kgmem: relation %s -> %s: relation type %s is longer than MaxTypeBytes (%d): %w",
-			quote.Value(sourceID), quote.Value(targetID), quote.Value(typ), MaxTypeBytes, ErrInvalidArgument)
-	case !utf8.ValidString(typ):
-		return fmt.Errorf("kgmem: relation %s -> %s: relation type %s is not valid UTF-8: %w",
-			quote.Value(sourceID), quote.Value(targetID), quote.Value(typ), ErrInvalidArgument)
+	if err := checkType("relation type", typ); err != nil {
+		return fmt.Errorf("kgmem: relation %s -> %s: %w", quote.Value(sourceID), quote.Value(targetID), err)
 	}
 	return nil
 }
 
-// validateID checks an entity ID; what says which one ("entity", "source
-// entity", "target entity").
+// checkType checks a relation type (what names it, for the message): not
+// empty, not only white space, valid UTF-8 and at most MaxTypeBytes. Its
+// error carries no package prefix; the caller adds its context.
+func checkType(what, typ string) error {
+	switch {
+	case typ == "":
+		return fmt.Errorf("empty %s: %w", what, ErrInvalidArgument)
+	case !utf8.ValidString(typ):
+		return fmt.Errorf("%s %s is not valid UTF-8: %w", what, quote.Value(typ), ErrInvalidArgument)
+	case len(typ) > MaxTypeBytes:
+		return fmt.Errorf("%s %s is longer than MaxTypeBytes (%d): %w", what, quote.Value(typ), MaxTypeBytes, ErrInvalidArgument)
+	case blank(typ):
+		return fmt.Errorf("%s %s is only white space: %w", what, quote.Value(typ), ErrInvalidArgument)
+	}
+	return nil
+}
+
+// validateID checks an entity ID a write names; what says which one
+// ("entity", "source entity", "target entity"). See checkID for reads.
 func validateID(what, id string) error {
+	if err := checkID(what, id); err != nil {
+		return err
+	}
+	if len(id) > MaxIDBytes {
+		return fmt.Errorf("kgmem: %s ID %s is longer than MaxIDBytes (%d): %w",
+			what, quote.Value(id), MaxIDBytes, ErrInvalidArgument)
+	}
+	return nil
+}
+
+// checkID checks an entity ID a read names: not empty, not only white
+// space, valid UTF-8. A read does not check the length: an ID longer than
+// MaxIDBytes names no entity, and the read says so as for any other.
+func checkID(what, id string) error {
 	switch {
 	case id == "":
 		return fmt.Errorf("kgmem: empty %s ID: %w", what, ErrInvalidArgument)
-	case len(id) > MaxIDBytes:
-		return fmt.Errorf("kgmem: %s ID %s is longer than MaxIDBytes (%d): %w",
-			what, quote.Value(id), MaxIDBytes, ErrInvalidArgument)
 	case !utf8.ValidString(id):
 		return fmt.Errorf("kgmem: %s ID %s is not valid UTF-8: %w", what, quote.Value(id), ErrInvalidArgument)
+	case blank(id):
+		return fmt.Errorf("kgmem: %s ID %s is only white space: %w", what, quote.Value(id), ErrInvalidArgument)
+	}
+	return nil
+}
+
+// blank reports whether s, not empty, holds nothing but white space.
+func blank(s string) bool { return strings.TrimSpace(s) == "" }
+
+// checkReadKey checks a relation key a read names, as checkID checks an
+// entity ID.
+func checkReadKey(sourceID, targetID, typ string) error {
+	if err := checkID("source entity", sourceID); err != nil {
+		return err
+	}
+	if err := checkID("target entity", targetID); err != nil {
+		return err
+	}
+	if typ == "" || !utf8.ValidString(typ) || blank(typ) {
+		return fmt.Errorf("kgmem: relation %s -> %s: %w", quote.Value(sourceID), quote.Value(targetID), checkType("relation type", typ))
 	}
 	return nil
 }
@@ -1154,6 +1204,8 @@ func validateSourceID(id string) error {
 		return fmt.Errorf("kgmem: empty source ID: %w", ErrInvalidArgument)
 	case !utf8.ValidString(id):
 		return fmt.Errorf("kgmem: source ID %s is not valid UTF-8: %w", quote.Value(id), ErrInvalidArgument)
+	case blank(id):
+		return fmt.Errorf("kgmem: source ID %s is only white space: %w", quote.Value(id), ErrInvalidArgument)
 	}
 	return nil
 }

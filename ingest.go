@@ -409,8 +409,9 @@ type ingestPlanner struct {
 // type; and then to a name or alias match of any type, preferring entities
 // this extraction lists and then names over aliases. An endpoint that
 // resolves to nothing is skipped (see WithPlaceholders), and so is one that
-// resolves to several entities, a relation with no type, and a relation
-// whose two ends are one entity.
+// resolves to several entities and a relation with no type. A relation
+// whose two ends resolve to one entity is written as a self-loop, as
+// AddRelation writes one.
 //
 // # Merging
 //
@@ -1245,10 +1246,6 @@ func (p *ingestPlanner) planRelations(xs []ExtractedRelation) error {
 			}
 		}
 		if !ok {
-			continue
-		}
-		if ends[0].id == ends[1].id {
-			skip(shown, fmt.Sprintf("source and target are the same entity %q", ends[0].id))
 			continue
 		}
 		for _, e := range ends {

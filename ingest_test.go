@@ -493,7 +493,7 @@ func TestIngestPlaceholders(t *testing.T) {
 			{Source: "张三", Target: "person:王五", Type: "knows"},
 			{Source: "张三", Target: "Raft", TargetType: "Concept", Type: "uses"},
 			{Source: "李四", Target: "张三", Type: "knows"}, // the placeholder made above
-			{Source: "赵六", Target: "赵六", Type: "is"},    // both ends one placeholder: skipped, none made
+			{Source: "赵六", Target: "赵六", Type: "is"},    // both ends one placeholder: a self-loop
 		},
 	}
 	t.Run("without: dangling relations are skipped and reported", func(t *testing.T) {
@@ -513,12 +513,11 @@ func TestIngestPlaceholders(t *testing.T) {
 	t.Run("with: placeholders are created once and marked", func(t *testing.T) {
 		g := kgmem.NewInMemoryGraph()
 		rep := mustIngest(t, g, x, kgmem.WithPlaceholders(), kgmem.WithSource("p1"))
-		require.Equal(t, 3, rep.PlaceholdersCreated)
+		require.Equal(t, 4, rep.PlaceholdersCreated)
 		require.Equal(t, 1, rep.EntitiesCreated)
-		require.Equal(t, 4, rep.RelationsCreated)
-		require.Equal(t, []kgmem.SkippedItem{
-			{Kind: "relation", Index: 4, Ref: "赵六 -[is]-> 赵六", Reason: `source and target are the same entity "entity:赵六"`},
-		}, rep.Skipped)
+		require.Equal(t, 5, rep.RelationsCreated)
+		require.Empty(t, rep.Skipped)
+		mustRelation(t, g, "entity:赵六", "entity:赵六", "is")
 		require.Equal(t, kgmem.Entity{ID: "entity:李四", Name: "李四", Type: "entity",
 			Properties: map[string]string{kgmem.PlaceholderProperty: "true"}, SourceIDs: []string{"p1"}},
 			mustEntity(t, g, "entity:李四"))
@@ -526,7 +525,7 @@ func TestIngestPlaceholders(t *testing.T) {
 		require.Equal(t, "person", mustEntity(t, g, "person:王五").Type)
 		require.Equal(t, "concept", mustEntity(t, g, "concept:raft").Type)
 		mustRelation(t, g, "entity:李四", "person:张三", "knows")
-		require.Equal(t, 4, g.Stats().Entities)
+		require.Equal(t, 5, g.Stats().Entities)
 
 		// The entity shows up later: it resolves to its placeholder, which
 		// takes its type and loses the mark.
@@ -540,7 +539,7 @@ func TestIngestPlaceholders(t *testing.T) {
 		require.Equal(t, "张三的同事", e.Description)
 		require.NotContains(t, e.Properties, kgmem.PlaceholderProperty)
 		require.NotContains(t, mustEntity(t, g, "person:王五").Properties, kgmem.PlaceholderProperty)
-		require.Equal(t, 4, g.Stats().Entities)
+		require.Equal(t, 5, g.Stats().Entities)
 	})
 }
 

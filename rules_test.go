@@ -20,7 +20,7 @@ func TestRulesMatchInMemoryGraph(t *testing.T) {
 	require.NoError(t, g.AddBatch(ctx, []kgmem.Entity{{ID: "a"}, {ID: "b"}}, nil))
 
 	for _, e := range []kgmem.Entity{
-		{ID: ""}, {ID: "\xff"}, {ID: "x", Name: "\xfe"}, {ID: "x", Aliases: []string{"ok", "\xff"}},
+		{ID: ""}, {ID: " \t"}, {ID: "\xff"}, {ID: "x", Name: "\xfe"}, {ID: "x", Aliases: []string{"ok", "\xff"}},
 		{ID: "x", Properties: map[string]string{"k": "\xff"}}, {ID: "fine", Tags: []string{" Go "}},
 	} {
 		require.Equal(t, g.AddEntity(ctx, e), kgmem.ValidateEntity(e), "%+v", e)
@@ -31,7 +31,8 @@ func TestRulesMatchInMemoryGraph(t *testing.T) {
 		{SourceID: "a", TargetID: "b", Type: "t", Weight: 1.5},
 		{SourceID: "a", TargetID: "b", Type: "t", Weight: 0.5, SourceIDs: []string{"\xff"}},
 		{SourceID: "a", TargetID: "b", Type: "t", Weight: 0.5},
-		{SourceID: "a", TargetID: "b", Type: "t"},
+		{SourceID: "a", TargetID: "b", Type: " "}, {SourceID: "a", TargetID: "\u3000", Type: "t"},
+		{SourceID: "a", TargetID: "a", Type: "self"},
 	} {
 		want := g.AddRelation(ctx, r)
 		require.Equal(t, want, kgmem.ValidateRelation(&r), "%+v", r)

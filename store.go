@@ -241,9 +241,9 @@ func (s *InMemoryKnowledgeStore) Len() int {
 // indexes its title and content. p is copied: changing its Tags or Metadata
 // afterwards changes nothing in the store.
 //
-// An empty ID, or an ID, title, content, tag, metadata key or metadata value
-// that is not valid UTF-8, returns an error wrapping ErrInvalidArgument that
-// names the field; the store is then unchanged. A cancelled ctx returns
+// An empty or whitespace-only ID, or an ID, title, content, tag, metadata
+// key or metadata value that is not valid UTF-8, returns an error wrapping
+// ErrInvalidArgument that names the field; the store is then unchanged. A cancelled ctx returns
 // ctx.Err() and stores nothing.
 func (s *InMemoryKnowledgeStore) Put(ctx context.Context, p KnowledgePage) error {
 	if err := ctx.Err(); err != nil {
@@ -368,19 +368,23 @@ func validatePage(p KnowledgePage) error {
 	return nil
 }
 
-// checkPageID checks a page ID: not empty, valid UTF-8.
+// checkPageID checks a page ID as the graph checks entity IDs: not empty,
+// not only white space, valid UTF-8.
 func checkPageID(id string) error {
 	switch {
 	case id == "":
 		return fmt.Errorf("kgmem: page ID is empty: %w", ErrInvalidArgument)
 	case !utf8.ValidString(id):
 		return fmt.Errorf("kgmem: page ID %s is not valid UTF-8: %w", quote.Value(id), ErrInvalidArgument)
+	case blank(id):
+		return fmt.Errorf("kgmem: page ID %s is only white space: %w", quote.Value(id), ErrInvalidArgument)
 	}
 	return nil
 }
 
 // Get returns a copy of the page with the given ID; ok is false when there
-// is none (that is not an error). A cancelled ctx returns ctx.Err().
+// is none (that is not an error), as for an ID Put would reject. A
+// cancelled ctx returns ctx.Err().
 func (s *InMemoryKnowledgeStore) Get(ctx context.Context, id string) (p KnowledgePage, ok bool, err error) {
 	if err := ctx.Err(); err != nil {
 		return KnowledgePage{}, false, err

@@ -29,8 +29,8 @@ type Neighborhood interface {
 	// entity the relation is walked from, r the relation as stored (a
 	// Weight of 0 is read as 1, unweighted, as every backend stores it).
 	// ids holds no duplicates. Under Both, a relation between two entities
-	// of ids is reported once for each. Neighbors must not call visit after
-	// it returns.
+	// of ids is reported once for each, and a self-loop once. Neighbors
+	// must not call visit after it returns.
 	Neighbors(ctx context.Context, ids []string, dir Direction, types []string, visit func(from int, r Relation)) error
 	// Entities returns the entities with the given IDs, in the same order.
 	// An ID without an entity makes it return an error wrapping ErrNotFound.
@@ -46,6 +46,9 @@ func TraverseRelated(ctx context.Context, n Neighborhood, start string, opts Tra
 		return nil, err
 	}
 	if err := prepareTraverse(&opts); err != nil {
+		return nil, err
+	}
+	if err := checkID("start entity", start); err != nil {
 		return nil, err
 	}
 	if _, err := n.Entities(ctx, []string{start}); err != nil {
@@ -72,6 +75,9 @@ func TraversePaths(ctx context.Context, n Neighborhood, sourceID, targetID strin
 		return PathResult{}, err
 	}
 	if err := validatePathOptions(&opts); err != nil {
+		return PathResult{}, err
+	}
+	if err := checkPathEnds(sourceID, targetID); err != nil {
 		return PathResult{}, err
 	}
 	for _, end := range [2]struct{ what, id string }{{"source", sourceID}, {"target", targetID}} {

@@ -24,6 +24,9 @@
 //     offending value, names its package once and says its sentinel once,
 //     at the end ([CheckErrorMessage]), and a rejected write leaves the
 //     graph as it was;
+//   - IDs: an empty, whitespace-only or invalid entity ID or relation type
+//     is [kgmem.ErrInvalidArgument] in every method that takes one, reads
+//     (GetEntity, GetRelated, FindPaths) as well as writes;
 //   - a zero relation weight is stored, returned and walked as 1;
 //   - length limits: an ID, name, type, alias or tag one byte over its
 //     limit ([kgmem.MaxIDBytes], [kgmem.MaxNameBytes], [kgmem.MaxTypeBytes],
@@ -34,7 +37,8 @@
 //     traversed and removed like any other; reads with longer values find
 //     nothing and do not fail;
 //   - upsert, cascade and replace semantics of AddEntity, RemoveEntity and
-//     AddRelation;
+//     AddRelation; self-loops are stored, removed and never returned by
+//     GetRelated or on a FindPaths path;
 //   - returned values are copies, and inputs are copied on write;
 //   - GetRelated: option validation, Depth 0 as one hop, fewest hops, best
 //     score, tie-breaking by path and relation key, ordering, directions,

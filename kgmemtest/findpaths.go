@@ -212,6 +212,20 @@ func findPathsChecks() []check {
 			_, err = g.FindPaths(t.Context(), "b", "a", kgmem.PathOptions{})
 			requireErr(t, "against the arrows with zero options", err, kgmem.ErrNoPath)
 		}},
+		{"SelfLoops", func(t *testing.T, g kgmem.KnowledgeGraph) {
+			// A self-loop never lies on a simple path.
+			stored := build(t, g, rel("a", "a", "r", 1), rel("a", "b", "r", 0.5), rel("b", "b", "r", 1), rel("b", "c", "r", 1))
+			for _, dir := range []kgmem.Direction{kgmem.Outgoing, kgmem.Both} {
+				opts := kgmem.PathOptions{MaxHops: 3, Direction: dir, MaxPaths: 10}
+				res := findPaths(t, g, "a", "c", opts)
+				requirePaths(t, "a to c past self-loops", ReferencePaths(valuesOf(stored), "a", "c", opts), res.Paths)
+				if len(res.Paths) != 1 || res.Paths[0].Hops() != 2 {
+					t.Fatalf("walking %v: paths %s, want a b c only", dir, describePaths(res.Paths))
+				}
+			}
+			res := findPaths(t, g, "a", "a", kgmem.PathOptions{Direction: kgmem.Both})
+			requirePaths(t, "a to itself with a self-loop", []kgmem.Path{{EntityIDs: []string{"a"}, Score: 1}}, res.Paths)
+		}},
 		{"BestFirst", func(t *testing.T, g kgmem.KnowledgeGraph) {
 			// a→b→d scores 0.5·1, a→c→d 0.9·0.9, a→d 0.3, a→b→c→d 0.5·1·0.9.
 			stored := build(t, g,

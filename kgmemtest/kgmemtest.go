@@ -780,9 +780,77 @@ func rejectedOthers() []rejected {
 	}
 }
 
+// badIDs are IDs every method rejects with ErrInvalidArgument, by name.
+var badIDs = []struct{ name, id string }{
+	{"Empty", ""}, {"Space", " "}, {"WhiteSpace", " \t\n\r"}, {"IdeographicSpace", "\u3000"},
+	{"NoBreakSpace", "\u00a0"}, {"InvalidUTF8", "\xff"},
+}
+
+// rejectedIDs are calls of every method that takes an entity ID or a
+// relation key, with an ID that is empty, only white space or not valid
+// UTF-8: reads and writes alike return ErrInvalidArgument.
+func rejectedIDs() []rejected {
+	var out []rejected
+	add := func(name string, call func(ctx context.Context, g kgmem.KnowledgeGraph) error) {
+		out = append(out, rejected{name: name, write: call, target: kgmem.ErrInvalidArgument})
+	}
+	for _, b := range badIDs {
+		id := b.id
+		add("AddEntity/"+b.name+"ID", func(ctx context.Context, g kgmem.KnowledgeGraph) error {
+			return g.AddEntity(ctx, kgmem.Entity{ID: id, Name: "Nobody"})
+		})
+		add("GetEntity/"+b.name+"ID", func(ctx context.Context, g kgmem.KnowledgeGraph) error {
+			_, ok, err := g.GetEntity(ctx, id)
+			if ok {
+				return errors.New("found an entity")
+			}
+			return err
+		})
+		add("RemoveEntity/"+b.name+"ID", func(ctx context.Context, g kgmem.KnowledgeGraph) error {
+			return g.RemoveEntity(ctx, id)
+		})
+		add("SetEntityTags/"+b.name+"ID", func(ctx context.Context, g kgmem.KnowledgeGraph) error {
+			_, err := g.SetEntityTags(ctx, id, []string{"new"})
+			return err
+		})
+		add("GetRelated/"+b.name+"ID", func(ctx context.Context, g kgmem.KnowledgeGraph) error {
+			_, err := g.GetRelated(ctx, id, kgmem.TraverseOptions{})
+			return err
+		})
+		add("FindPaths/"+b.name+"Source", func(ctx context.Context, g kgmem.KnowledgeGraph) error {
+			_, err := g.FindPaths(ctx, id, alice, kgmem.PathOptions{})
+			return err
+		})
+		add("FindPaths/"+b.name+"Target", func(ctx context.Context, g kgmem.KnowledgeGraph) error {
+			_, err := g.FindPaths(ctx, alice, id, kgmem.PathOptions{})
+			return err
+		})
+		add("FindPaths/"+b.name+"Both", func(ctx context.Context, g kgmem.KnowledgeGraph) error {
+			_, err := g.FindPaths(ctx, id, id, kgmem.PathOptions{})
+			return err
+		})
+		for j, key := range []kgmem.RelationKey{
+			{SourceID: id, TargetID: bob, Type: "knows"}, {SourceID: alice, TargetID: id, Type: "knows"}, {SourceID: alice, TargetID: bob, Type: id},
+		} {
+			part := [...]string{"Source", "Target", "Type"}[j]
+			add("AddRelation/"+b.name+part, func(ctx context.Context, g kgmem.KnowledgeGraph) error {
+				return g.AddRelation(ctx, kgmem.Relation{SourceID: key.SourceID, TargetID: key.TargetID, Type: key.Type})
+			})
+			add("RemoveRelation/"+b.name+part, func(ctx context.Context, g kgmem.KnowledgeGraph) error {
+				return g.RemoveRelation(ctx, key.SourceID, key.TargetID, key.Type)
+			})
+		}
+		add("GetRelated/"+b.name+"TypeFilter", func(ctx context.Context, g kgmem.KnowledgeGraph) error {
+			_, err := g.GetRelated(ctx, alice, kgmem.TraverseOptions{RelationTypes: []string{"knows", id}})
+			return err
+		})
+	}
+	return out
+}
+
 func validationChecks() []check {
 	var checks []check
-	for _, r := range slices.Concat(rejectedEntities(), rejectedRelations(), rejectedOthers()) {
+	for _, r := range slices.Concat(rejectedEntities(), rejectedRelations(), rejectedOthers(), rejectedIDs()) {
 		checks = append(checks, check{r.name, func(t *testing.T, g kgmem.KnowledgeGraph) {
 			before := addFixture(t, g)
 			err := r.write(t.Context(), g)
@@ -1360,6 +1428,26 @@ func relatedChecks() []check {
 				hit{"a b", 1, []string{"a>b:t"}})
 			requireRelated(t, g, stored, "a", kgmem.TraverseOptions{Depth: 1}, hit{"a b", 1, []string{"a>b:t"}})
 		}},
+		{"SelfLoops", func(t *testing.T, g kgmem.KnowledgeGraph) {
+			// A self-loop is stored and removed like any relation; it never
+			// makes its entity a result, whatever the direction.
+			stored := build(t, g, rel("a", "a", "self", 0.5), rel("a", "b", "t", 1), rel("b", "b", "self", 1))
+			for _, dir := range []kgmem.Direction{kgmem.Outgoing, kgmem.Incoming, kgmem.Both} {
+				opts := kgmem.TraverseOptions{Depth: 3, Direction: dir}
+				if dir == kgmem.Incoming {
+					requireRelated(t, g, stored, "a", opts)
+					continue
+				}
+				requireRelated(t, g, stored, "a", opts, hit{"a b", 1, []string{"a>b:t"}})
+			}
+			requireRelated(t, g, stored, "b", kgmem.TraverseOptions{Direction: kgmem.Both, RelationTypes: []string{"self"}})
+			removeRelation(t, g, "a", "a", "self")
+			err := g.RemoveRelation(t.Context(), "a", "a", "self")
+			requireErr(t, "removing a self-loop twice", err, kgmem.ErrNotFound, `"a"`)
+			removeEntity(t, g, "b") // and its self-loop with it
+			addEntity(t, g, kgmem.Entity{ID: "b"})
+			requireRelated(t, g, nil, "b", kgmem.TraverseOptions{Direction: kgmem.Both})
+		}},
 		{"CyclesTerminate", func(t *testing.T, g kgmem.KnowledgeGraph) {
 			stored := build(t, g,
 				rel("a", "b", "t", 0.5), rel("b", "c", "t", 0.5), rel("c", "a", "t", 0.5),
@@ -1681,7 +1769,6 @@ func storedAll(rels []kgmem.Relation) []kgmem.Relation {
 // randomGraph returns entity IDs and relations with unique keys. Weights come
 // mostly from a small set so that equal scores are common; a zero weight,
 // stored as 1, ties with the relations of weight 1.
-
 func randomGraph(rng *rand.Rand) ([]string, []kgmem.Relation) {
 	pool := []string{"a", "ab", "b", "ba", "c", "c:1", "c:10", "c:2", "d", "e"}
 	rng.Shuffle(len(pool), func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })

@@ -64,13 +64,15 @@ func (d *diffGen) some(list []string, max int) []string {
 	return out
 }
 
-// id returns an entity ID, now and then an invalid or empty one.
+// id returns an entity ID, now and then an invalid, empty or blank one.
 func (d *diffGen) id() string {
 	switch d.rng.IntN(40) {
 	case 0:
 		return ""
 	case 1:
 		return "bad\xff"
+	case 2:
+		return d.pick([]string{" ", "\t\n", "\u3000"})
 	}
 	return d.pick(diffIDs)
 }
@@ -118,9 +120,11 @@ func (d *diffGen) relation() kgmem.Relation {
 	case 2:
 		r.Weight = math.Inf(-1)
 	case 3:
-		r.Type = ""
+		r.Type = d.pick([]string{"", " "})
 	case 4:
 		r.Type = "t\xff"
+	case 5:
+		r.TargetID = r.SourceID // a self-loop
 	}
 	return r
 }

@@ -142,8 +142,9 @@ const relationColumns = "source, target, type, weight, properties, source_ids"
 // AddEntity inserts e, or replaces the entity with e.ID keeping its
 // relations, in one INSERT … ON CONFLICT statement. Tags are normalised as
 // in SetEntityTags. It returns an error wrapping kgmem.ErrInvalidArgument,
-// before touching the database, when e.ID is empty, a field is not valid
-// UTF-8 or a string holds a NUL byte (which PostgreSQL cannot store).
+// before touching the database, when e.ID is empty or only white space, a
+// field is not valid UTF-8 or a string holds a NUL byte (which PostgreSQL
+// cannot store).
 func (g *Graph) AddEntity(ctx context.Context, e kgmem.Entity) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -188,13 +189,18 @@ func (g *Graph) entityRow(e *kgmem.Entity) ([]any, error) {
 }
 
 // GetEntity returns the entity with the given ID; ok is false when there is
-// none. An ID PostgreSQL cannot hold (invalid UTF-8, a NUL byte) names no
-// entity.
+// none. An empty or whitespace-only id, or one that is not valid UTF-8,
+// returns an error wrapping kgmem.ErrInvalidArgument, as kgmem's in-memory
+// graph does; an ID PostgreSQL cannot hold (a NUL byte) or longer than
+// kgmem.MaxIDBytes names no entity.
 func (g *Graph) GetEntity(ctx context.Context, id string) (kgmem.Entity, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return kgmem.Entity{}, false, err
 	}
-	if !storable(id) {
+	if err := checkReadID(id); err != nil {
+		return kgmem.Entity{}, false, err
+	}
+	if !storable(id) || len(id) > kgmem.MaxIDBytes {
 		return kgmem.Entity{}, false, nil
 	}
 	e, err := scanEntity(g.pool.QueryRow(ctx,
@@ -211,8 +217,8 @@ func (g *Graph) GetEntity(ctx context.Context, id string) (kgmem.Entity, bool, e
 // RemoveEntity deletes the entity with the given ID; the foreign keys
 // delete every relation that starts or ends at it in the same statement. It
 // returns an error wrapping kgmem.ErrNotFound when there is no such entity,
-// and one wrapping kgmem.ErrInvalidArgument when id is empty or not valid
-// UTF-8.
+// and one wrapping kgmem.ErrInvalidArgument when id is empty, only white
+// space, longer than kgmem.MaxIDBytes or not valid UTF-8.
 func (g *Graph) RemoveEntity(ctx context.Context, id string) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -238,9 +244,10 @@ func (g *Graph) RemoveEntity(ctx context.Context, id string) error {
 
 // AddRelation inserts r, or replaces the weight, properties and sources of
 // the stored relation with the same key, in one INSERT … ON CONFLICT
-// statement. A zero Weight is stored as 1 (unweighted), as kgmem's
-// in-memory graph stores it. It returns an error wrapping kgmem.ErrInvalidArgument, before
-// touching the database, when an endpoint or the type is empty, a string is
+// statement. A zero Weight is stored as 1 (unweighted), and a self-loop is
+// stored like any relation, as kgmem's in-memory graph does. It returns an
+// error wrapping kgmem.ErrInvalidArgument, before touching the database,
+// when an endpoint or the type is empty or only white space, a string is
 // not valid UTF-8 or holds a NUL byte, or the weight is NaN, infinite or
 // outside [0,1]; and one wrapping kgmem.ErrNotFound when an endpoint is not
 // an entity (the foreign keys decide, so a concurrent RemoveEntity cannot
@@ -303,8 +310,8 @@ func (g *Graph) missingEndpoint(ctx context.Context, r kgmem.Relation) error {
 
 // RemoveRelation deletes the relation with the given key. It returns an
 // error wrapping kgmem.ErrNotFound when there is none, and one wrapping
-// kgmem.ErrInvalidArgument when a part of the key is empty or not valid
-// UTF-8.
+// kgmem.ErrInvalidArgument when a part of the key is empty, only white
+// space, longer than its limit or not valid UTF-8.
 func (g *Graph) RemoveRelation(ctx context.Context, sourceID, targetID, relationType string) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -336,7 +343,8 @@ func (g *Graph) RemoveRelation(ctx context.Context, sourceID, targetID, relation
 // entity fetch are one query each, all inside one read-only REPEATABLE READ
 // transaction, so the answer is consistent with a single moment of the
 // graph even while other processes write. Depth 0 means 1. Invalid options
-// return kgmem.ErrInvalidArgument before any query; an unknown id returns
+// and an empty, whitespace-only or invalid id return
+// kgmem.ErrInvalidArgument before any query; an unknown id returns
 // kgmem.ErrNotFound. Cancelling ctx cancels the running query on the server.
 func (g *Graph) GetRelated(ctx context.Context, id string, opts kgmem.TraverseOptions) ([]kgmem.ScoredEntity, error) {
 	n := g.neighborhood()
@@ -537,8 +545,9 @@ func (g *Graph) FindTags(ctx context.Context, prefix string) ([]string, error) {
 // keeping the first occurrence, emptied ones dropped, then cut to
 // MaxTagsPerEntity, as kgmem does. It returns an error wrapping
 // kgmem.ErrNotFound for an unknown entity and one wrapping
-// kgmem.ErrInvalidArgument for an empty or invalid ID or a tag that is not
-// valid UTF-8 or holds a NUL byte; on error nothing changes.
+// kgmem.ErrInvalidArgument for an empty, whitespace-only or invalid ID or
+// a tag that is not valid UTF-8 or holds a NUL byte; on error nothing
+// changes.
 func (g *Graph) SetEntityTags(ctx context.Context, id string, tags []string) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err

@@ -96,10 +96,22 @@ func validateRelation(r *kgmem.Relation) error {
 	return nil
 }
 
-// validateID checks an entity ID as kgmem's RemoveEntity and SetEntityTags
-// do: through the key rule, which checks the source ID first.
+// validateID checks an entity ID a write names, as kgmem's RemoveEntity
+// and SetEntityTags do: not empty or only white space, valid UTF-8, at
+// most kgmem.MaxIDBytes.
 func validateID(id string) error {
 	return kgmem.ValidateEntity(kgmem.Entity{ID: id})
+}
+
+// checkReadID checks an entity ID a read names, as kgmem's GetEntity does:
+// validateID's rule without the length limit, since an ID longer than
+// kgmem.MaxIDBytes names no entity and the read says so as for any other.
+func checkReadID(id string) error {
+	err := validateID(id)
+	if err != nil && len(id) > kgmem.MaxIDBytes && utf8.ValidString(id) && strings.TrimSpace(id) != "" {
+		return nil // too long is all that is wrong with it
+	}
+	return err
 }
 
 // describeKey renders a relation key for an error message, as kgmem does:
