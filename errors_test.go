@@ -62,6 +62,7 @@ func TestErrorMessages(t *testing.T) {
 		{"AddBatch entity", g.AddBatch(ctx, []kgmem.Entity{{ID: "ok"}, {ID: ""}}, nil), kgmem.ErrInvalidArgument, "batch entity 1"},
 		{"AddBatch relation", g.AddBatch(ctx, nil, []kgmem.Relation{{SourceID: "a", TargetID: "b", Type: "t", Weight: -1}}), kgmem.ErrInvalidArgument, "batch relation 0"},
 		{"AddBatch missing", g.AddBatch(ctx, nil, []kgmem.Relation{{SourceID: "a", TargetID: "zz", Type: "t"}}), kgmem.ErrNotFound, "batch relation 0"},
+		{"FindByName blank", second(g.FindByName(ctx, "\u3000")), kgmem.ErrInvalidArgument, "find by name"},
 		{"LinkEntities invalid", second(g.LinkEntities(ctx, "\xff"+huge)), kgmem.ErrInvalidArgument, "link entities"},
 		{"FindTags invalid", second(g.FindTags(ctx, "\xff")), kgmem.ErrInvalidArgument, "tag prefix"},
 		{"RemoveSource blank", second(g.RemoveSource(ctx, " ")), kgmem.ErrInvalidArgument, "source ID"},

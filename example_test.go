@@ -92,6 +92,28 @@ func ExampleInMemoryGraph_AddRelation() {
 	// 1
 }
 
+func ExampleInMemoryGraph_FindByName() {
+	g := exampleGraph()
+	// Names and aliases match case-insensitively, whatever the spacing and
+	// punctuation between their words.
+	for _, name := range []string{"张三", "ALICE", "项目 a", "nobody"} {
+		es, err := g.FindByName(context.Background(), name)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("%s: %d", name, len(es))
+		for _, e := range es {
+			fmt.Printf(" %s (%s)", e.ID, e.Name)
+		}
+		fmt.Println()
+	}
+	// Output:
+	// 张三: 1 person:zhangsan (张三)
+	// ALICE: 1 person:alice (Alice)
+	// 项目 a: 1 project:a (项目A)
+	// nobody: 0
+}
+
 func ExampleInMemoryGraph_GetRelated() {
 	g := exampleGraph()
 	related, err := g.GetRelated(context.Background(), "person:zhangsan",

@@ -303,6 +303,10 @@ func (c TagConstraints) withDefaults() TagConstraints {
 // UTF-8, returns an error wrapping ErrInvalidArgument, from reads as from
 // writes. Writes and removals also reject an ID longer than MaxIDBytes;
 // reads answer it as they answer any ID no entity has.
+//
+// Optional capabilities are exported interfaces a backend may implement
+// beside this one: NameFinder (lookup by name or alias), EntityLinker
+// (entities a text names) and NeighborhoodReader (hop-by-hop reads).
 type KnowledgeGraph interface {
 	// AddEntity inserts e, or replaces the entity with e.ID keeping its
 	// relations. Tags are normalised as in SetEntityTags. An empty or

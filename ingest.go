@@ -395,13 +395,15 @@ type ingestPlanner struct {
 // one of its aliases as name or alias (a name-to-name match beats one
 // involving an alias, and name-to-alias beats alias-to-alias); to a
 // placeholder of any type so named; and otherwise to a new entity, under
-// its own ID or else the derived one. The graph and the entities this extraction has
-// already resolved are searched alike, so two spellings of one person in
-// one extraction, one listing the other as an alias, become one entity.
-// Candidates come from the graph's EntityLinker when it implements one
-// (InMemoryGraph does) and from FindByKeywords otherwise; the comparison
-// itself is exact on the normalised forms. An entity that matches several
-// entities equally well is skipped as ambiguous.
+// its own ID or else the derived one. The graph and the entities this
+// extraction has already resolved are searched alike, so two spellings of
+// one person in one extraction, one listing the other as an alias, become
+// one entity. Candidates come from the graph's NameFinder when it
+// implements one (InMemoryGraph and pgraph.Graph do), one FindByName call
+// per distinct name, and from FindByKeywords otherwise (and for names
+// without a match key); the comparison itself is exact on the normalised
+// forms. An entity that matches several entities equally well is skipped
+// as ambiguous.
 //
 // A relation endpoint resolves: to the entity the extraction gave that ID;
 // to the entity with that ID; for "type:name" or an endpoint with a stated
@@ -727,13 +729,29 @@ func (p *ingestPlanner) loadCandidates(surfaces []string) error {
 			p.load(e)
 		}
 	}
-	if n, ok := p.g.(entityNamer); ok {
-		found, rest, err := n.entitiesNamed(p.ctx, surfaces)
-		if err != nil {
-			return err
-		}
-		for _, e := range found {
-			keep(e)
+	if nf, ok := p.g.(NameFinder); ok {
+		// Each surface by its match key, which every name equal to it
+		// after normalisation shares; surfaces without one (no letters,
+		// digits or CJK, or too many words) are searched by keyword.
+		var rest []string
+		looked := make(map[string]bool, len(surfaces))
+		for _, s := range surfaces {
+			key, ok := LinkKey(s)
+			if !ok {
+				rest = append(rest, s)
+				continue
+			}
+			if looked[key] {
+				continue
+			}
+			looked[key] = true
+			found, err := nf.FindByName(p.ctx, s)
+			if err != nil {
+				return err
+			}
+			for _, e := range found {
+				keep(e)
+			}
 		}
 		if surfaces = rest; len(surfaces) == 0 {
 			return nil
@@ -754,12 +772,6 @@ func (p *ingestPlanner) loadCandidates(surfaces []string) error {
 		keep(e)
 	}
 	return nil
-}
-
-// entityNamer is implemented by graphs that can return every entity bearing
-// a name without a scan (InMemoryGraph, through its linking index).
-type entityNamer interface {
-	entitiesNamed(ctx context.Context, names []string) (found []Entity, unindexed []string, err error)
 }
 
 // load makes a graph entity known to the planner.

@@ -894,3 +894,55 @@ func TestParseAndIngestModelResponse(t *testing.T) {
 		Aliases: []string{"Zhang San"}, SourceIDs: []string{"weekly-23"}}, mustEntity(t, g, "person:张三"))
 	require.Equal(t, 0.9, mustRelation(t, g, "person:张三", "project:project_apollo", "works_on").Weight)
 }
+
+// nameFinderGraph offers the interface and NameFinder only, as a backend
+// such as pgraph does, and counts how Ingest looks names up.
+type nameFinderGraph struct {
+	kgmem.KnowledgeGraph
+	finder          kgmem.NameFinder
+	byName, byWords int
+}
+
+func (n *nameFinderGraph) FindByName(ctx context.Context, name string) ([]kgmem.Entity, error) {
+	n.byName++
+	return n.finder.FindByName(ctx, name)
+}
+
+func (n *nameFinderGraph) FindByKeywords(ctx context.Context, keywords []string) ([]kgmem.Entity, error) {
+	n.byWords++
+	return n.KnowledgeGraph.FindByKeywords(ctx, keywords)
+}
+
+// TestIngestUsesNameFinder checks that any backend implementing NameFinder
+// gets the name lookups, one per distinct match key, and the same result
+// as the in-memory graph; names without a match key still go through
+// FindByKeywords.
+func TestIngestUsesNameFinder(t *testing.T) {
+	ctx := context.Background()
+	seed := func() *kgmem.InMemoryGraph {
+		g := kgmem.NewInMemoryGraph()
+		require.NoError(t, g.AddBatch(ctx, []kgmem.Entity{
+			{ID: "p:zs", Name: "张三", Type: "person", Aliases: []string{"Zhang San"}},
+			{ID: "proj:apollo", Name: "Project Apollo", Type: "project"},
+			{ID: "x:plus", Name: "+++", Type: "thing"},
+		}, nil))
+		return g
+	}
+	x := kgmem.Extraction{
+		Entities: []kgmem.ExtractedEntity{
+			{Name: "zhang  san", Type: "person", Description: "engineer"},
+			{Name: "ZHANG SAN", Type: "person"},
+			{Name: "+++", Type: "thing", Tags: []string{"symbol"}},
+		},
+		Relations: []kgmem.ExtractedRelation{{Source: "Zhang San", Target: "project apollo", Type: "works on"}},
+	}
+	want := mustIngest(t, seed(), x)
+	g := seed()
+	nf := &nameFinderGraph{KnowledgeGraph: plainGraph{g}, finder: g}
+	got := mustIngest(t, nf, x)
+	require.Equal(t, want, got)
+	require.Equal(t, []string{"p:zs", "p:zs", "x:plus"}, got.EntityIDs)
+	require.Equal(t, 2, nf.byName, "zhang san and project apollo, each looked up once")
+	require.Equal(t, 1, nf.byWords, "+++ has no match key: it is searched by keyword")
+	mustRelation(t, g, "p:zs", "proj:apollo", "works_on")
+}

@@ -1,6 +1,12 @@
 package kgmem
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/kgmem/kgmem/internal/quote"
+)
 
 // The rules below are the ones InMemoryGraph applies to text, exported so
 // that a KnowledgeGraph on other storage applies exactly the same ones: the
@@ -30,6 +36,23 @@ func ValidateRelation(r *Relation) error { return validateRelation(r) }
 // wrapping ErrInvalidArgument, or nil.
 func ValidateRelationKey(sourceID, targetID, relationType string) error {
 	return validateKey(sourceID, targetID, relationType)
+}
+
+// ValidateName returns the error FindByName returns for a name it cannot
+// look up (an empty or whitespace-only name, or one that is not valid
+// UTF-8), wrapping ErrInvalidArgument, or nil. A backend that implements
+// NameFinder applies it, then looks up LinkKey(name) among the LinkKeys
+// of every name and alias.
+func ValidateName(name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("kgmem: find by name: empty name: %w", ErrInvalidArgument)
+	case !utf8.ValidString(name):
+		return fmt.Errorf("kgmem: find by name: name %s is not valid UTF-8: %w", quote.Value(name), ErrInvalidArgument)
+	case blank(name):
+		return fmt.Errorf("kgmem: find by name: name %s is only white space: %w", quote.Value(name), ErrInvalidArgument)
+	}
+	return nil
 }
 
 // NormalizeTags applies the tag rule of SetEntityTags and AddEntity: tags

@@ -50,6 +50,12 @@ func TestRulesMatchInMemoryGraph(t *testing.T) {
 		require.Equal(t, 1.0, r.Weight)
 		require.False(t, math.Signbit(r.Weight))
 	}
+	for _, name := range []string{"", "  ", "\xff"} {
+		require.ErrorIs(t, kgmem.ValidateName(name), kgmem.ErrInvalidArgument, "%q", name)
+		_, err := g.FindByName(ctx, name)
+		require.Equal(t, kgmem.ValidateName(name), err)
+	}
+	require.NoError(t, kgmem.ValidateName("!!!"))
 	require.Equal(t, g.RemoveRelation(ctx, "a", "", "t"), kgmem.ValidateRelationKey("a", "", "t"))
 	require.NoError(t, kgmem.ValidateRelationKey("a", "b", "t"))
 

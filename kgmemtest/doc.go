@@ -48,6 +48,8 @@
 //     and agreement with exhaustive enumeration ([ReferencePaths]);
 //   - tag normalisation, the tag index, FindTags and EntityCountByTag;
 //   - FindByKeywords matching and ordering;
+//   - FindByName, for a graph that implements [kgmem.NameFinder]: match
+//     keys, ordering, copies and errors (skipped otherwise);
 //   - an already-cancelled context fails every method with
 //     [context.Canceled] and leaves the graph unchanged.
 //

@@ -30,6 +30,7 @@ func Run(t *testing.T, newGraph func(t *testing.T) kgmem.KnowledgeGraph) {
 		{"GetRelated", relatedChecks()},
 		{"Tags", tagChecks()},
 		{"FindByKeywords", keywordChecks()},
+		{"FindByName", nameChecks()},
 		{"Cancel", cancelChecks()},
 	}
 	for _, s := range sections {
@@ -1991,6 +1992,103 @@ func requireCounts(t testing.TB, g kgmem.KnowledgeGraph, want map[string]int) {
 		if got := countTag(t, g, tag); got != want[tag] {
 			t.Fatalf("EntityCountByTag(%q) = %d, want %d", tag, got, want[tag])
 		}
+	}
+}
+
+// ---------------------------------------------------------------------------
+// FindByName
+
+// nameChecks check kgmem.NameFinder; they skip for a graph without it.
+func nameChecks() []check {
+	finder := func(t *testing.T, g kgmem.KnowledgeGraph) kgmem.NameFinder {
+		t.Helper()
+		nf, ok := g.(kgmem.NameFinder)
+		if !ok {
+			t.Skip("the graph does not implement kgmem.NameFinder")
+		}
+		return nf
+	}
+	setup := func(t testing.TB, g kgmem.KnowledgeGraph) {
+		t.Helper()
+		for _, e := range []kgmem.Entity{
+			{ID: "project:apollo", Name: "Project Apollo", Aliases: []string{"Apollo", "阿波罗计划"}},
+			{ID: "mission:apollo", Name: "Apollo", Type: "mission"},
+			{ID: "person:zhangsan", Name: "张三", Aliases: []string{"Zhang San"}},
+			{ID: "hero:spiderman", Name: "Spider-Man"},
+			{ID: "person:alice", Name: "Alice Smith", Aliases: []string{"Ally", "ALLY"}},
+			{ID: "thing:nameless"},
+		} {
+			addEntity(t, g, e)
+		}
+	}
+	find := func(t testing.TB, nf kgmem.NameFinder, name string) []string {
+		t.Helper()
+		es, err := nf.FindByName(t.Context(), name)
+		if err != nil {
+			t.Fatalf("FindByName(%q): %v", name, err)
+		}
+		return entityIDs(es)
+	}
+	return []check{
+		{"Matches", func(t *testing.T, g kgmem.KnowledgeGraph) {
+			nf := finder(t, g)
+			setup(t, g)
+			for _, tc := range []struct {
+				name string
+				want []string
+			}{
+				{"Project Apollo", []string{"project:apollo"}},
+				{"project apollo", []string{"project:apollo"}},
+				{"  PROJECT   apollo! ", []string{"project:apollo"}},
+				{"ＰＲＯＪＥＣＴ ＡＰＯＬＬＯ", []string{"project:apollo"}},
+				{"apollo", []string{"mission:apollo", "project:apollo"}}, // a name and an alias, ordered by ID
+				{"阿波罗计划", []string{"project:apollo"}},
+				{"张三", []string{"person:zhangsan"}},
+				{"zhang san", []string{"person:zhangsan"}},
+				{"Zhang-San", []string{"person:zhangsan"}},
+				{"Spider-Man", []string{"hero:spiderman"}},
+				{"spiderman", []string{"hero:spiderman"}},
+				{"spider man", []string{"hero:spiderman"}},
+				{"ally", []string{"person:alice"}}, // two aliases with one key: once
+				{"Alice", nil},                     // a word of a name is not the name
+				{"Apollo Project", nil},
+				{"person:alice", nil}, // IDs are not names
+				{"张", nil},
+				{"!!!", nil}, // no match key: nothing, not an error
+			} {
+				requireStrings(t, fmt.Sprintf("FindByName(%q)", tc.name), tc.want, find(t, nf, tc.name))
+			}
+		}},
+		{"FollowsWrites", func(t *testing.T, g kgmem.KnowledgeGraph) {
+			nf := finder(t, g)
+			setup(t, g)
+			addEntity(t, g, kgmem.Entity{ID: "project:apollo", Name: "Artemis"})
+			requireStrings(t, "after renaming", []string{"mission:apollo"}, find(t, nf, "apollo"))
+			requireStrings(t, "the new name", []string{"project:apollo"}, find(t, nf, "artemis"))
+			removeEntity(t, g, "mission:apollo")
+			requireStrings(t, "after removing", nil, find(t, nf, "apollo"))
+			// The entity returned is a copy.
+			es, err := nf.FindByName(t.Context(), "artemis")
+			if err != nil || len(es) != 1 {
+				t.Fatalf("FindByName(artemis) = %v, %v", es, err)
+			}
+			es[0].Name = "scribbled"
+			requireStrings(t, "after scribbling on a result", []string{"project:apollo"}, find(t, nf, "artemis"))
+		}},
+		{"Errors", func(t *testing.T, g kgmem.KnowledgeGraph) {
+			nf := finder(t, g)
+			setup(t, g)
+			for _, name := range []string{"", " ", "\t\u3000", "\xff"} {
+				_, err := nf.FindByName(t.Context(), name)
+				requireErr(t, fmt.Sprintf("FindByName(%q)", name), err, kgmem.ErrInvalidArgument)
+			}
+			ctx, cancel := context.WithCancel(t.Context())
+			cancel()
+			_, err := nf.FindByName(ctx, "apollo")
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("FindByName with a cancelled context: %v, want context.Canceled", err)
+			}
+		}},
 	}
 }
 

@@ -86,8 +86,10 @@ type Graph struct {
 }
 
 var (
-	_ kgmem.KnowledgeGraph = (*Graph)(nil)
-	_ kgmem.EntityLinker   = (*Graph)(nil)
+	_ kgmem.KnowledgeGraph     = (*Graph)(nil)
+	_ kgmem.EntityLinker       = (*Graph)(nil)
+	_ kgmem.NameFinder         = (*Graph)(nil)
+	_ kgmem.NeighborhoodReader = (*Graph)(nil)
 )
 
 // New returns a Graph over pool. It reads the schema version and returns
@@ -495,6 +497,38 @@ func (g *Graph) LinkEntities(ctx context.Context, text string) ([]kgmem.EntityMe
 }
 
 const linkQuery = "SELECT " + entityColumns + " FROM " + entitiesTable + " WHERE namespace = $1 AND link_keys && $2"
+
+// FindByName returns every entity of the namespace whose name or an alias
+// has the same match key as name, once each, ordered by ID in byte order,
+// exactly as kgmem.InMemoryGraph.FindByName does: "project apollo" finds
+// the entity named "Project Apollo", "spiderman" the one named
+// "Spider-Man". A name without a match key (kgmem.LinkKey) finds nothing;
+// an empty, whitespace-only or invalid name returns an error wrapping
+// kgmem.ErrInvalidArgument (kgmem.ValidateName). One query, answered from
+// the GIN index on link_keys.
+func (g *Graph) FindByName(ctx context.Context, name string) ([]kgmem.Entity, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := kgmem.ValidateName(name); err != nil {
+		return nil, err
+	}
+	key, ok := kgmem.LinkKey(name)
+	if !ok {
+		return nil, nil
+	}
+	rows, err := g.pool.Query(ctx, "SELECT "+entityColumns+" FROM "+entitiesTable+
+		" WHERE namespace = $1 AND link_keys @> ARRAY[$2::text]", g.ns, key)
+	if err != nil {
+		return nil, fail("find by name "+quote.Value(name), false, err)
+	}
+	found, err := collectEntities(rows)
+	if err != nil {
+		return nil, fail("find by name "+quote.Value(name), false, err)
+	}
+	slices.SortFunc(found, func(a, b kgmem.Entity) int { return strings.Compare(a.ID, b.ID) })
+	return found, nil
+}
 
 // linkCandidates answers kgmem.LinkWithKeywords' keyword search with the
 // entities already fetched by link key: every entity the text can link is
