@@ -95,7 +95,19 @@ func (t *traversal) grow(n int) {
 	t.pos = append(t.pos, make([]int32, n-len(t.pos))...)
 }
 
-// validateTraverse checks TraverseOptions.
+// prepareTraverse checks TraverseOptions for GetRelated and sets the
+// defaults of zero fields: Depth 0 becomes 1.
+func prepareTraverse(opts *TraverseOptions) error {
+	if err := validateTraverse(opts); err != nil {
+		return err
+	}
+	if opts.Depth == 0 {
+		opts.Depth = 1
+	}
+	return nil
+}
+
+// validateTraverse checks TraverseOptions without changing them.
 func validateTraverse(opts *TraverseOptions) error {
 	switch {
 	case opts.Depth < 0:
@@ -110,13 +122,13 @@ func validateTraverse(opts *TraverseOptions) error {
 	return validateTypes(opts.RelationTypes)
 }
 
+// validateTypes checks a relation type filter: no type in it may be
+// empty, only white space or invalid UTF-8. A type longer than
+// MaxTypeBytes names no relation, and is left to find nothing.
 func validateTypes(types []string) error {
 	for _, t := range types {
-		if t == "" {
-			return fmt.Errorf("kgmem: empty relation type in filter: %w", ErrInvalidArgument)
-		}
-		if !utf8.ValidString(t) {
-			return fmt.Errorf("kgmem: relation type %s in filter is not valid UTF-8: %w", quote.Value(t), ErrInvalidArgument)
+		if t == "" || !utf8.ValidString(t) || blank(t) {
+			return fmt.Errorf("kgmem: type filter: %w", checkType("relation type", t))
 		}
 	}
 	return nil
@@ -394,8 +406,8 @@ func cloneRelation(r Relation) Relation {
 }
 
 // GetRelated walks the graph breadth-first from the entity with the given ID
-// and returns every entity reached within opts.Depth hops, once, at its
-// fewest-hop distance.
+// and returns every entity reached within opts.Depth hops (0 means 1, the
+// direct neighbours), once, at its fewest-hop distance.
 //
 // Among the paths of that length an entity keeps the highest-scoring one
 // (score: product of the weights along it); ties go to the lexicographically
@@ -406,7 +418,8 @@ func cloneRelation(r Relation) Relation {
 // RelationTypes and MaxNodesPerHop.
 //
 // It returns an error wrapping ErrNotFound when the start does not exist, one
-// wrapping ErrInvalidArgument for invalid options, and ctx.Err() when ctx is
+// wrapping ErrInvalidArgument for invalid options or an id that is empty,
+// only white space or not valid UTF-8, and ctx.Err() when ctx is
 // cancelled: ctx is checked between hops, every few thousand relations
 // scanned, every few thousand results sorted, merged or copied, and last
 // before returning, so a call cancelled while it works returns no result.
@@ -417,7 +430,10 @@ func (g *InMemoryGraph) GetRelated(ctx context.Context, id string, opts Traverse
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := validateTraverse(&opts); err != nil {
+	if err := prepareTraverse(&opts); err != nil {
+		return nil, err
+	}
+	if err := checkID("start entity", id); err != nil {
 		return nil, err
 	}
 	if err := g.rlock(); err != nil {
@@ -426,14 +442,16 @@ func (g *InMemoryGraph) GetRelated(ctx context.Context, id string, opts Traverse
 	defer g.mu.RUnlock()
 	start, ok := g.ids[id]
 	if !ok {
-		return nil, fmt.Errorf("kgmem: related to entity %s: %w", quote.Value(id), ErrNotFound)
-	}
-	if opts.Depth == 0 {
-		return nil, nil
+		return nil, relatedNotFound(id)
 	}
 	t := g.getScratch()
 	defer g.scratch.Put(t)
 	return getRelated(ctx, g.step(opts.RelationTypes), t, start, opts)
+}
+
+// relatedNotFound is GetRelated's error for a start that is not an entity.
+func relatedNotFound(id string) error {
+	return fmt.Errorf("kgmem: related to entity %s: %w", quote.Value(id), ErrNotFound)
 }
 
 func (g *InMemoryGraph) getScratch() *traversal {

@@ -172,8 +172,20 @@ func refCompareOffers(a, b refOffer) int {
 
 // refRelated is the brute-force reference for GetRelated: level by level,
 // every relation of the list is tried from every entity kept at the previous
-// level.
+// level. Relations count as stored (a zero weight as 1), and Depth 0 means
+// 1.
 func refRelated(rg refGraph, start string, opts kgmem.TraverseOptions) []kgmem.ScoredEntity {
+	if opts.Depth == 0 {
+		opts.Depth = 1
+	}
+	stored := make([]kgmem.Relation, len(rg.rels))
+	for i, r := range rg.rels {
+		if r.Weight == 0 {
+			r.Weight = 1
+		}
+		stored[i] = r
+	}
+	rg.rels = stored
 	allowed := func(r kgmem.Relation) bool {
 		return len(opts.RelationTypes) == 0 || slices.Contains(opts.RelationTypes, r.Type)
 	}

@@ -73,10 +73,21 @@ func TestGetRelatedEdgeCases(t *testing.T) {
 			opts:     kgmem.TraverseOptions{Depth: 3, Direction: kgmem.Both},
 		},
 		{
-			name:  "depth 0",
+			name:  "depth 0 means one hop",
 			edges: chain,
-			start: "a",
+			start: "b",
 			opts:  kgmem.TraverseOptions{Depth: 0, Direction: kgmem.Both},
+			want: []bfsHit{
+				{"b c", 0.8, []string{"b>c:t"}},
+				{"b a", 0.5, []string{"a>b:t"}},
+			},
+		},
+		{
+			name:  "zero options: one hop, outgoing",
+			edges: chain,
+			start: "b",
+			opts:  kgmem.TraverseOptions{},
+			want:  []bfsHit{{"b c", 0.8, []string{"b>c:t"}}},
 		},
 		{
 			name:  "depth 1",
@@ -310,14 +321,25 @@ func TestGetRelatedEdgeCases(t *testing.T) {
 		},
 		{
 			name:  "equal scores order by hops then ID",
-			edges: []bfsEdge{{"s>z:t", 1}, {"z>a:t", 1}, {"s>y:t", 1}, {"s>c:t", 0}},
+			edges: []bfsEdge{{"s>z:t", 1}, {"z>a:t", 1}, {"s>y:t", 1}, {"s>c:t", 0.25}},
 			start: "s",
 			opts:  kgmem.TraverseOptions{Depth: 2},
 			want: []bfsHit{
 				{"s y", 1, []string{"s>y:t"}},
 				{"s z", 1, []string{"s>z:t"}},
 				{"s z a", 1, []string{"s>z:t", "z>a:t"}},
-				{"s c", 0, []string{"s>c:t"}},
+				{"s c", 0.25, []string{"s>c:t"}},
+			},
+		},
+		{
+			name:  "a zero weight is unweighted",
+			edges: []bfsEdge{{"s>z:t", 0.5}, {"s>c:t", 0}, {"c>d:t", 0.5}},
+			start: "s",
+			opts:  kgmem.TraverseOptions{Depth: 2},
+			want: []bfsHit{
+				{"s c", 1, []string{"s>c:t"}},
+				{"s z", 0.5, []string{"s>z:t"}},
+				{"s c d", 0.5, []string{"s>c:t", "c>d:t"}},
 			},
 		},
 		{
@@ -363,7 +385,7 @@ func TestGetRelatedEdgeCases(t *testing.T) {
 				k := parseBFSEdge(e.key)
 				r := kgmem.Relation{SourceID: k.SourceID, TargetID: k.TargetID, Type: k.Type, Weight: e.weight}
 				require.NoError(t, g.AddRelation(ctx, r))
-				stored[k] = r
+				stored[k], _, _ = g.GetRelation(ctx, k.SourceID, k.TargetID, k.Type)
 			}
 
 			got, err := g.GetRelated(ctx, tt.start, tt.opts)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/kgmem/kgmem/internal/quote"
 )
 
@@ -39,6 +40,12 @@ const joinCheckEvery = 1 << 10
 
 // defaultMaxPaths is PathOptions.MaxPaths when it is 0.
 const defaultMaxPaths = 3
+
+// defaultMaxHops is PathOptions.MaxHops when it is 0: four relations,
+// enough for "X works on a project that belongs to a team that Y leads"
+// and short enough that the meet-in-the-middle search grows each side
+// two hops.
+const defaultMaxHops = 4
 
 // pathSlack widens score bounds that are not computed in the same order as a
 // path's exact score, so that rounding never prunes a path that belongs in the
@@ -114,7 +121,15 @@ func (ps *pathSearch) threshold() float64 {
 	return ps.best[len(ps.best)-1].score
 }
 
+// validatePathOptions checks PathOptions and sets the defaults of zero
+// fields: MaxHops 0 becomes 4 and MaxPaths 0 becomes 3.
 func validatePathOptions(opts *PathOptions) error {
+	if opts.MaxHops == 0 {
+		opts.MaxHops = defaultMaxHops
+	}
+	if opts.MaxPaths == 0 {
+		opts.MaxPaths = defaultMaxPaths
+	}
 	switch {
 	case opts.MaxHops < 0:
 		return fmt.Errorf("kgmem: find paths: negative MaxHops %d: %w", opts.MaxHops, ErrInvalidArgument)
@@ -147,7 +162,7 @@ func findPaths(ctx context.Context, ps *pathSearch, st stepper, src, dst int32, 
 	ps.joins, ps.joinCut, ps.ticks = budget, false, 0
 	ps.best = ps.best[:0]
 	ps.arena = ps.arena[:0]
-	if ps.k == 0 {
+	if ps.k == 0 { // opts not validated, as by tests that call findPaths directly
 		ps.k = defaultMaxPaths
 	}
 	fwd, bwd := &ps.fwd, &ps.bwd
@@ -594,10 +609,10 @@ func toPaths(st stepper, cs []candidate) []Path {
 	return out
 }
 
-// FindPaths returns the opts.MaxPaths (default 3) best simple paths from
-// sourceID to targetID of at most opts.MaxHops relations, walking relations
-// in opts.Direction (Both: either way) and only of opts.RelationTypes when
-// that is set. A path never visits an entity twice; parallel relations
+// FindPaths returns the opts.MaxPaths (0 means 3) best simple paths from
+// sourceID to targetID of at most opts.MaxHops relations (0 means 4),
+// walking relations in opts.Direction (the zero value Outgoing; Both:
+// either way) and only of opts.RelationTypes when that is set. A path never visits an entity twice; parallel relations
 // between the same entities make distinct paths. Paths are ordered by score
 // (product of weights) descending, then fewer hops, then entity IDs and
 // relation keys position by position: exactly the first MaxPaths of every
@@ -606,7 +621,8 @@ func toPaths(st stepper, cs []candidate) []Path {
 // sourceID == targetID returns one zero-hop path of score 1. Otherwise, when
 // there is no path, the error wraps ErrNoPath and names both IDs; FindPaths
 // never answers with neighbours in place of a path. Unknown IDs return
-// ErrNotFound; invalid options return ErrInvalidArgument; a cancelled ctx
+// ErrNotFound; IDs that are empty, only white space or not valid UTF-8,
+// and invalid options, return ErrInvalidArgument; a cancelled ctx
 // returns ctx.Err(), also when the search had finished; ctx is checked
 // between hops, every few thousand relations scanned and every thousand
 // pairs of partial paths joined.
@@ -631,17 +647,20 @@ func (g *InMemoryGraph) FindPaths(ctx context.Context, sourceID, targetID string
 	if err := validatePathOptions(&opts); err != nil {
 		return PathResult{}, err
 	}
+	if err := checkPathEnds(sourceID, targetID); err != nil {
+		return PathResult{}, err
+	}
 	if err := g.rlock(); err != nil {
 		return PathResult{}, err
 	}
 	defer g.mu.RUnlock()
 	src, ok := g.ids[sourceID]
 	if !ok {
-		return PathResult{}, fmt.Errorf("kgmem: find paths: source entity %s: %w", quote.Value(sourceID), ErrNotFound)
+		return PathResult{}, pathEndNotFound("source", sourceID)
 	}
 	dst, ok := g.ids[targetID]
 	if !ok {
-		return PathResult{}, fmt.Errorf("kgmem: find paths: target entity %s: %w", quote.Value(targetID), ErrNotFound)
+		return PathResult{}, pathEndNotFound("target", targetID)
 	}
 	if src == dst {
 		return PathResult{Paths: []Path{{EntityIDs: []string{sourceID}, Score: 1}}}, nil
@@ -674,10 +693,30 @@ func searchPaths(ctx context.Context, ps *pathSearch, st stepper, src, dst int32
 	return res, nil
 }
 
+// checkPathEnds checks the IDs FindPaths names, as every read checks an
+// entity ID.
+func checkPathEnds(sourceID, targetID string) error {
+	if err := checkID("source entity", sourceID); err != nil {
+		return errmsg.Wrap("kgmem: find paths", err)
+	}
+	if err := checkID("target entity", targetID); err != nil {
+		return errmsg.Wrap("kgmem: find paths", err)
+	}
+	return nil
+}
+
+// pathEndNotFound is FindPaths' error for an end (what: "source" or
+// "target") that is not an entity.
+func pathEndNotFound(what, id string) error {
+	return fmt.Errorf("kgmem: find paths: %s entity %s: %w", what, quote.Value(id), ErrNotFound)
+}
+
+// noPathError is FindPaths' error when no path joins the two entities. It
+// reads "kgmem: find paths from "a" to "b" within 4 hops: no path".
 func noPathError(sourceID, targetID string, maxHops int, truncated bool) error {
 	cut := ""
 	if truncated {
 		cut = " (search truncated by MaxNodesPerHop or the path budget)"
 	}
-	return fmt.Errorf("kgmem: no path from %s to %s within %d hops%s: %w", quote.Value(sourceID), quote.Value(targetID), maxHops, cut, ErrNoPath)
+	return fmt.Errorf("kgmem: find paths from %s to %s within %d hops%s: %w", quote.Value(sourceID), quote.Value(targetID), maxHops, cut, ErrNoPath)
 }

@@ -96,7 +96,9 @@
 // traversal by implementing [Neighborhood] and calling [TraverseRelated] and
 // [TraversePaths], and applies InMemoryGraph's text rules through
 // [ValidateEntity], [ValidateRelation], [NormalizeTags], [Fold],
-// [PrepareKeywords] and [LinkKey]; package kgmem/kgmemtest checks it against
-// the contract, and the module github.com/kgmem/kgmem/pgraph is such a
-// backend on PostgreSQL.
+// [PrepareKeywords], [LinkKey] and [ValidateName]. Optional capabilities
+// are exported interfaces it may implement: [NameFinder] (Ingest resolves
+// names through it), [EntityLinker] and [NeighborhoodReader]. Package
+// kgmem/kgmemtest checks it against the contract, and the module
+// github.com/kgmem/kgmem/pgraph is such a backend on PostgreSQL.
 package kgmem

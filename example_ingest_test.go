@@ -37,7 +37,7 @@ func ExampleParseExtraction() {
 	// entity Project Apollo (project) aliases=[]
 	// relation Zhang San -[works on 0.85]-> Project Apollo
 	// true
-	// kgmem: parse extraction: relations[0].weight: want a number or a numeric string, got true: kgmem: invalid argument
+	// kgmem: parse extraction: relations[0].weight: want a number or a numeric string, got true: invalid argument
 }
 
 func ExampleIngest() {
@@ -107,7 +107,7 @@ func ExampleIngest_strict() {
 	fmt.Println(err)
 	fmt.Println(g.Stats().Entities)
 	// Output:
-	// kgmem: ingest: strict: nothing written, 2 problem(s): relation 0 ("A -[knows]-> B"): weight 1.5 is outside [0,1]; relation 1 ("C"): target "C" names no entity: kgmem: invalid argument
+	// kgmem: ingest: strict: nothing written, 2 problem(s): relation 0 ("A -[knows]-> B"): weight 1.5 is outside (0,1]; relation 1 ("C"): target "C" names no entity: invalid argument
 	// 0
 }
 

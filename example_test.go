@@ -80,10 +80,38 @@ func ExampleInMemoryGraph_AddRelation() {
 	fmt.Println(errors.Is(err, kgmem.ErrNotFound))
 	err = g.AddRelation(ctx, kgmem.Relation{SourceID: "a", TargetID: "b", Type: "knows", Weight: 1.5})
 	fmt.Println(err)
+
+	// A relation stated without a weight is unweighted: it is stored as 1.
+	_ = g.AddRelation(ctx, kgmem.Relation{SourceID: "b", TargetID: "a", Type: "knows"})
+	r, _, _ = g.GetRelation(ctx, "b", "a", "knows")
+	fmt.Println(r.Weight)
 	// Output:
 	// 0.9 1
 	// true
-	// kgmem: relation "a" -[knows]-> "b": weight 1.5 is outside [0,1]: kgmem: invalid argument
+	// kgmem: relation "a" -["knows"]-> "b": weight 1.5 is outside [0,1]: invalid argument
+	// 1
+}
+
+func ExampleInMemoryGraph_FindByName() {
+	g := exampleGraph()
+	// Names and aliases match case-insensitively, whatever the spacing and
+	// punctuation between their words.
+	for _, name := range []string{"张三", "ALICE", "项目 a", "nobody"} {
+		es, err := g.FindByName(context.Background(), name)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("%s: %d", name, len(es))
+		for _, e := range es {
+			fmt.Printf(" %s (%s)", e.ID, e.Name)
+		}
+		fmt.Println()
+	}
+	// Output:
+	// 张三: 1 person:zhangsan (张三)
+	// ALICE: 1 person:alice (Alice)
+	// 项目 a: 1 project:a (项目A)
+	// nobody: 0
 }
 
 func ExampleInMemoryGraph_GetRelated() {
@@ -96,10 +124,15 @@ func ExampleInMemoryGraph_GetRelated() {
 	for _, r := range related {
 		fmt.Printf("%.2f %s %v\n", r.Score, r.Entity.Name, r.Path)
 	}
+
+	// The zero options walk one hop along outgoing relations.
+	related, _ = g.GetRelated(context.Background(), "person:zhangsan", kgmem.TraverseOptions{})
+	fmt.Println(len(related), related[0].Entity.Name)
 	// Output:
 	// 0.90 项目A [person:zhangsan project:a]
 	// 0.90 Alice [person:zhangsan project:a person:alice]
 	// 0.72 基础架构部 [person:zhangsan project:a team:infra]
+	// 1 项目A
 }
 
 func ExampleInMemoryGraph_FindPaths() {

@@ -9,30 +9,34 @@ import (
 
 // Sentinel errors. Every error a kgmem method returns for bad input or a
 // missing object wraps exactly one of these, so callers test with errors.Is;
-// the message around the sentinel names the offending value.
+// the message around the sentinel names the offending value. A sentinel's
+// own text carries no package prefix, so that a wrapped error names the
+// package once and the sentinel last:
+//
+//	kgmem: remove entity "person:alice": not found
 var (
 	// ErrNotFound is returned when an entity, relation, page or tag that a
 	// call names does not exist: an unknown traversal start, a relation whose
 	// endpoint is missing, removing something absent.
-	ErrNotFound = errors.New("kgmem: not found")
+	ErrNotFound = errors.New("not found")
 
 	// ErrInvalidArgument is returned when a value handed to kgmem breaks a
-	// documented rule: an empty ID or relation type, a string that is not
-	// valid UTF-8 or longer than its limit (MaxIDBytes and the others), a
-	// weight that is NaN, infinite or outside [0,1], a negative depth or
-	// cap, an unknown Direction.
-	ErrInvalidArgument = errors.New("kgmem: invalid argument")
+	// documented rule: an empty or whitespace-only ID or relation type, a
+	// string that is not valid UTF-8 or longer than its limit (MaxIDBytes
+	// and the others), a weight that is NaN, infinite or outside [0,1], a
+	// negative depth or cap, an unknown Direction.
+	ErrInvalidArgument = errors.New("invalid argument")
 
 	// ErrNoPath is returned by FindPaths when no path within the hop limit
 	// and filters joins the two entities.
-	ErrNoPath = errors.New("kgmem: no path")
+	ErrNoPath = errors.New("no path")
 
 	// ErrClosed is returned by every method of a graph or store after its
 	// Close.
-	ErrClosed = errors.New("kgmem: closed")
+	ErrClosed = errors.New("closed")
 )
 
-var errClosed = fmt.Errorf("kgmem: graph is closed: %w", ErrClosed)
+var errClosed = fmt.Errorf("kgmem: graph: %w", ErrClosed)
 
 // Length limits, in bytes of UTF-8, that every write enforces, in every
 // backend: InMemoryGraph, AddBatch, Ingest, the snapshot and journal
@@ -72,13 +76,14 @@ const (
 // Entity is a node of the knowledge graph: a person, project, concept or
 // anything else an agent wants to remember facts about.
 //
-// ID is the identity; every other field is data. Only ID must be non-empty;
-// every string must be valid UTF-8. ID, Name, Type, each alias and each tag
+// ID is the identity; every other field is data. Only ID must be set: an
+// empty or whitespace-only ID is rejected. Every string must be valid
+// UTF-8. ID, Name, Type, each alias and each tag
 // have length limits (MaxIDBytes, MaxNameBytes, MaxTypeBytes,
 // MaxTagBytes); Description, Properties and SourceIDs have none beyond
 // what a snapshot line or a journal record (64 MiB each) can hold.
 type Entity struct {
-	ID          string            `json:"id"`                    // identity; non-empty, at most MaxIDBytes
+	ID          string            `json:"id"`                    // identity; not blank, at most MaxIDBytes
 	Name        string            `json:"name"`                  // display name, used for linking; at most MaxNameBytes
 	Type        string            `json:"type,omitempty"`        // kind, such as "person" or "project"; at most MaxTypeBytes
 	Description string            `json:"description,omitempty"` // one line about it
@@ -95,11 +100,23 @@ type Entity struct {
 // relations of different types, in either direction. The key's parts have
 // length limits (MaxIDBytes, MaxTypeBytes); Properties and SourceIDs have
 // none beyond what a snapshot line or a journal record can hold.
+//
+// SourceID and TargetID may be the same entity: a self-loop ("X cites
+// itself", "a process restarts itself") is a fact like any other, stored,
+// returned and removed like any other, by every backend and by Ingest.
+// GetRelated and FindPaths never return one, since it reaches no entity
+// the walk has not seen (the start is never a result, and a simple path
+// visits no entity twice); the retriever's walks may follow one.
+//
+// Weight lies in (0,1]. A zero Weight means "unweighted" and is stored as
+// 1, so Relation{SourceID: a, TargetID: b, Type: t} is a full-strength
+// fact and GetRelation and Relations return it with Weight 1; there is no
+// way to store a weight of 0.
 type Relation struct {
 	SourceID   string            `json:"source_id"`            // the entity the relation starts at; at most MaxIDBytes
-	TargetID   string            `json:"target_id"`            // the entity it ends at; at most MaxIDBytes
-	Type       string            `json:"type"`                 // what it says, such as "works_on"; non-empty, at most MaxTypeBytes
-	Weight     float64           `json:"weight"`               // [0,1]; the factor a traversal multiplies a path's score by
+	TargetID   string            `json:"target_id"`            // the entity it ends at (may be SourceID); at most MaxIDBytes
+	Type       string            `json:"type"`                 // what it says, such as "works_on"; not blank, at most MaxTypeBytes
+	Weight     float64           `json:"weight"`               // (0,1], 0 meaning unweighted (stored as 1); the factor a traversal multiplies a path's score by
 	Properties map[string]string `json:"properties,omitempty"` // free-form attributes
 	SourceIDs  []string          `json:"source_ids,omitempty"` // knowledge pages that state it
 }
@@ -180,17 +197,26 @@ type ScoredEntity struct {
 // Hops returns the number of relations between the start and the entity.
 func (s ScoredEntity) Hops() int { return len(s.Relations) }
 
-// TraverseOptions configures GetRelated. The zero value is a valid, empty
-// traversal (Depth 0 returns nothing).
+// TraverseOptions configures GetRelated. The zero value is a useful
+// traversal: the entities one hop away along outgoing relations, of every
+// type, with no cap.
 type TraverseOptions struct {
 	// Depth is the maximum number of relations between the start and a
-	// result. 0 returns an empty result; negative is ErrInvalidArgument.
+	// result. 0 means 1 (the direct neighbours); negative is
+	// ErrInvalidArgument.
 	Depth int
-	// Direction is the way relations are walked; the zero value is Outgoing.
+	// Direction is the way relations are walked; the zero value is
+	// Outgoing. GetRelated and FindPaths follow relations the way they are
+	// stated unless asked otherwise, because Direction's zero value is
+	// Outgoing and a walk against the arrows ("who works on X?" from X)
+	// is a different question. MemoryRetriever's graph channel walks Both
+	// by default instead: a question may name either end of a relation,
+	// and the words of the question, not the zero value, decide the
+	// direction of each hop.
 	Direction Direction
 	// RelationTypes restricts the walk to relations of these types; nil or
-	// empty walks every type. An empty string in the list is
-	// ErrInvalidArgument.
+	// empty walks every type. An empty or whitespace-only string in the
+	// list is ErrInvalidArgument.
 	RelationTypes []string
 	// MaxNodesPerHop keeps, at each hop, only the best N newly reached
 	// entities (score descending, then ID ascending); an entity cut this way
@@ -212,17 +238,22 @@ type Path struct {
 // Hops returns the number of relations on the path.
 func (p Path) Hops() int { return len(p.Relations) }
 
-// PathOptions configures FindPaths.
+// PathOptions configures FindPaths. The zero value is a useful search: the
+// 3 best paths of up to 4 relations, walking relations from source towards
+// target the way they are stated (Outgoing; see TraverseOptions.Direction
+// for why), over every type.
 type PathOptions struct {
-	// MaxHops is the longest path considered, in relations. Negative is
-	// ErrInvalidArgument; 0 finds only the zero-hop path from an entity to
-	// itself.
+	// MaxHops is the longest path considered, in relations. 0 means 4;
+	// negative is ErrInvalidArgument. Whatever MaxHops, a search from an
+	// entity to itself returns the one zero-hop path.
 	MaxHops int
 	// Direction is the way relations may be walked from source towards
-	// target; Both walks each relation either way.
+	// target; the zero value is Outgoing, and Both walks each relation
+	// either way.
 	Direction Direction
 	// RelationTypes restricts paths to relations of these types; nil or
-	// empty allows every type.
+	// empty allows every type. An empty or whitespace-only string in the
+	// list is ErrInvalidArgument.
 	RelationTypes []string
 	// MaxPaths is how many paths to return, best first. 0 means 3; negative
 	// is ErrInvalidArgument.
@@ -267,54 +298,69 @@ func (c TagConstraints) withDefaults() TagConstraints {
 // then leave the graph unchanged. A write that returns an error leaves the
 // graph exactly as it was. Values returned are the caller's: mutating them
 // changes nothing inside the graph.
+//
+// Every method that takes an entity ID (or a relation's endpoints) treats
+// it the same way: an empty or whitespace-only ID, or one that is not valid
+// UTF-8, returns an error wrapping ErrInvalidArgument, from reads as from
+// writes. Writes and removals also reject an ID longer than MaxIDBytes;
+// reads answer it as they answer any ID no entity has.
+//
+// Optional capabilities are exported interfaces a backend may implement
+// beside this one: NameFinder (lookup by name or alias), EntityLinker
+// (entities a text names) and NeighborhoodReader (hop-by-hop reads).
 type KnowledgeGraph interface {
 	// AddEntity inserts e, or replaces the entity with e.ID keeping its
-	// relations. Tags are normalised as in SetEntityTags. Empty e.ID, a
-	// string that is not valid UTF-8 or a value longer than its limit
-	// (MaxIDBytes, MaxNameBytes, MaxTypeBytes, MaxTagBytes) returns
-	// ErrInvalidArgument.
+	// relations. Tags are normalised as in SetEntityTags. An empty or
+	// whitespace-only e.ID, a string that is not valid UTF-8 or a value
+	// longer than its limit (MaxIDBytes, MaxNameBytes, MaxTypeBytes,
+	// MaxTagBytes) returns ErrInvalidArgument.
 	AddEntity(ctx context.Context, e Entity) error
 
 	// GetEntity returns the entity with the given ID; ok is false when
-	// there is none (that is not an error).
+	// there is none (that is not an error). An empty, whitespace-only or
+	// invalid id returns ErrInvalidArgument.
 	GetEntity(ctx context.Context, id string) (e Entity, ok bool, err error)
 
 	// RemoveEntity deletes the entity, every relation that starts or ends
 	// at it, and its tag index entries. An unknown id returns ErrNotFound;
-	// an empty, invalid or over-long one (see MaxIDBytes)
+	// an empty, whitespace-only, invalid or over-long one (see MaxIDBytes)
 	// ErrInvalidArgument.
 	RemoveEntity(ctx context.Context, id string) error
 
 	// AddRelation inserts r, or replaces the stored relation with the same
-	// Key (weight, properties, sources). An empty endpoint or type, an
-	// endpoint longer than MaxIDBytes or a type longer than MaxTypeBytes,
-	// invalid UTF-8 or a weight that is NaN, infinite or outside [0,1]
-	// returns ErrInvalidArgument; an endpoint that is not an entity returns
+	// Key (weight, properties, sources). A zero Weight is stored as 1
+	// (unweighted), and SourceID may equal TargetID (a self-loop). An empty
+	// or whitespace-only endpoint or type, an endpoint longer than
+	// MaxIDBytes or a type longer than MaxTypeBytes, invalid UTF-8 or a
+	// weight that is NaN, infinite or outside [0,1] returns
+	// ErrInvalidArgument; an endpoint that is not an entity returns
 	// ErrNotFound.
 	AddRelation(ctx context.Context, r Relation) error
 
 	// RemoveRelation deletes the relation with the given key; ErrNotFound
 	// when there is none, ErrInvalidArgument when a part of the key is
-	// empty, invalid or longer than its limit.
+	// empty, whitespace-only, invalid or longer than its limit.
 	RemoveRelation(ctx context.Context, sourceID, targetID, relationType string) error
 
 	// GetRelated walks the graph breadth-first from id and returns each
-	// entity reached within opts.Depth hops once, at its fewest-hop
-	// distance, with the best-scoring path of that length (score: product of
-	// weights; ties: the lexicographically smallest path, compared ID by ID,
-	// then the smallest relation key). The start is never in the result.
-	// Results are ordered by score descending, then hops ascending, then
-	// ID ascending, and cut to opts.Limit. An unknown id returns
-	// ErrNotFound; invalid options return ErrInvalidArgument. A cancelled
-	// ctx returns ctx.Err() rather than a result; it is checked throughout
-	// a long traversal, not only between hops.
+	// entity reached within opts.Depth hops (0 means 1) once, at its
+	// fewest-hop distance, with the best-scoring path of that length
+	// (score: product of weights; ties: the lexicographically smallest
+	// path, compared ID by ID, then the smallest relation key). The start
+	// is never in the result. Results are ordered by score descending,
+	// then hops ascending, then ID ascending, and cut to opts.Limit. An
+	// unknown id returns ErrNotFound; an empty, whitespace-only or invalid
+	// one and invalid options return ErrInvalidArgument. A cancelled ctx
+	// returns ctx.Err() rather than a result; it is checked throughout a
+	// long traversal, not only between hops.
 	GetRelated(ctx context.Context, id string, opts TraverseOptions) ([]ScoredEntity, error)
 
-	// FindPaths returns the opts.MaxPaths best simple paths (no entity
-	// twice) of at most opts.MaxHops relations from sourceID to targetID.
-	// Unknown endpoints return ErrNotFound; no path returns ErrNoPath;
-	// sourceID == targetID returns one zero-hop path of score 1. A
-	// cancelled ctx returns ctx.Err() rather than a result.
+	// FindPaths returns the opts.MaxPaths (0 means 3) best simple paths (no
+	// entity twice) of at most opts.MaxHops (0 means 4) relations from
+	// sourceID to targetID. Unknown endpoints return ErrNotFound; empty,
+	// whitespace-only or invalid ones ErrInvalidArgument; no path returns
+	// ErrNoPath; sourceID == targetID returns one zero-hop path of score 1.
+	// A cancelled ctx returns ctx.Err() rather than a result.
 	FindPaths(ctx context.Context, sourceID, targetID string, opts PathOptions) (PathResult, error)
 
 	// FindByKeywords returns the entities whose name, an alias, ID or a tag
@@ -330,8 +376,9 @@ type KnowledgeGraph interface {
 	// SetEntityTags replaces the entity's tags with tags after normalising
 	// them (trimmed, lower-cased, de-duplicated in order, empties dropped,
 	// cut to MaxTagsPerEntity) and returns how many it kept. An unknown id
-	// returns ErrNotFound; a tag that is not valid UTF-8 or is longer than
-	// MaxTagBytes once normalised returns ErrInvalidArgument.
+	// returns ErrNotFound; an empty, whitespace-only or invalid id, or a
+	// tag that is not valid UTF-8 or is longer than MaxTagBytes once
+	// normalised, returns ErrInvalidArgument.
 	SetEntityTags(ctx context.Context, id string, tags []string) (int, error)
 
 	// EntityCountByTag returns how many entities carry tag (normalised

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/kgmem/kgmem/internal/quote"
 )
 
@@ -352,9 +353,13 @@ func (n *node) entity() Entity {
 }
 
 // GetEntity returns a copy of the entity with the given ID; ok is false when
-// there is none.
+// there is none. An empty or whitespace-only id, or one that is not valid
+// UTF-8, returns an error wrapping ErrInvalidArgument.
 func (g *InMemoryGraph) GetEntity(ctx context.Context, id string) (Entity, bool, error) {
 	if err := ctx.Err(); err != nil {
+		return Entity{}, false, err
+	}
+	if err := checkID("entity", id); err != nil {
 		return Entity{}, false, err
 	}
 	if err := g.rlock(); err != nil {
@@ -371,8 +376,8 @@ func (g *InMemoryGraph) GetEntity(ctx context.Context, id string) (Entity, bool,
 // RemoveEntity deletes the entity with the given ID together with every
 // relation that starts or ends at it and its tag index entries. It returns an
 // error wrapping ErrNotFound when there is no such entity, and one wrapping
-// ErrInvalidArgument when id is empty, longer than MaxIDBytes or not valid
-// UTF-8. Cost: O(degree).
+// ErrInvalidArgument when id is empty, only white space, longer than
+// MaxIDBytes or not valid UTF-8. Cost: O(degree).
 func (g *InMemoryGraph) RemoveEntity(ctx context.Context, id string) error {
 	return g.apply(ctx, &mutation{Op: opRemoveEntity, ID: id})
 }
@@ -398,12 +403,13 @@ func (g *InMemoryGraph) removeEntity(s int32) int {
 }
 
 // AddRelation inserts r, or replaces the weight, properties and sources of
-// the stored relation with the same Key. It returns an error wrapping
-// ErrInvalidArgument when an endpoint or the type is empty or longer than
-// its limit (MaxIDBytes, MaxTypeBytes), a string is not valid UTF-8, or
-// the weight is NaN, infinite or outside [0,1]; and one
-// wrapping ErrNotFound when an endpoint is not an entity. AddRelation copies
-// r. Cost: O(1) amortised.
+// the stored relation with the same Key. A zero Weight is stored as 1
+// (unweighted); SourceID may equal TargetID (a self-loop). It returns an
+// error wrapping ErrInvalidArgument when an endpoint or the type is empty,
+// only white space or longer than its limit (MaxIDBytes, MaxTypeBytes), a
+// string is not valid UTF-8, or the weight is NaN, infinite or outside
+// [0,1]; and one wrapping ErrNotFound when an endpoint is not an entity.
+// AddRelation copies r. Cost: O(1) amortised.
 func (g *InMemoryGraph) AddRelation(ctx context.Context, r Relation) error {
 	return g.apply(ctx, &mutation{Op: opAddRelation, Relations: []Relation{r}})
 }
@@ -433,8 +439,9 @@ func (g *InMemoryGraph) putRelationTyped(src, dst, t int32, w float64, more *rel
 }
 
 // AddBatch adds entities, then relations, under one write lock: each entity
-// as AddEntity would, each relation as AddRelation would, in order (a later
-// item with the same ID or key replaces an earlier one). Relations may join
+// as AddEntity would, each relation as AddRelation would (a zero Weight is
+// stored as 1), in order (a later item with the same ID or key replaces an
+// earlier one). Relations may join
 // entities of the same batch. Everything is validated before anything is
 // applied: on an error, which names the index of the offending item,
 // nothing changes. It is several times faster than one call per item.
@@ -490,15 +497,15 @@ func batchTypes(relations []Relation) (typeOf []int32, names []string) {
 // on several cores.
 const parallelBatch = 8192
 
-// prepareRelations validates relations and copies their optional parts. A
-// large batch is split across up to four goroutines, all finished before it
+// prepareRelations validates relations, normalising their weights in
+// place, and copies their optional parts. A large batch is split across up to four goroutines, all finished before it
 // returns; the error reported is always the one of the lowest index.
 func prepareRelations(relations []Relation) ([]*relMore, error) {
 	mores := make([]*relMore, len(relations))
 	prepare := func(lo, hi int) error {
 		for i := lo; i < hi; i++ {
 			if err := validateRelation(&relations[i]); err != nil {
-				return fmt.Errorf("kgmem: batch relation %d: %w", i, err)
+				return errmsg.Wrapf(err, "kgmem: batch relation %d", i)
 			}
 			mores[i] = newRelMore(&relations[i])
 		}
@@ -562,13 +569,13 @@ func (g *InMemoryGraph) reserve(relations []Relation, ends [][2]int32) {
 func (g *InMemoryGraph) endpoints(sourceID, targetID, typ string) (src, dst int32, err error) {
 	src, ok := g.ids[sourceID]
 	if !ok {
-		return 0, 0, fmt.Errorf("kgmem: relation %q -[%s]-> %q: source entity %q: %w",
-			sourceID, typ, targetID, sourceID, ErrNotFound)
+		return 0, 0, fmt.Errorf("kgmem: relation %s: source entity %s: %w",
+			describeKey(sourceID, typ, targetID), quote.Value(sourceID), ErrNotFound)
 	}
 	dst, ok = g.ids[targetID]
 	if !ok {
-		return 0, 0, fmt.Errorf("kgmem: relation %q -[%s]-> %q: target entity %q: %w",
-			sourceID, typ, targetID, targetID, ErrNotFound)
+		return 0, 0, fmt.Errorf("kgmem: relation %s: target entity %s: %w",
+			describeKey(sourceID, typ, targetID), quote.Value(targetID), ErrNotFound)
 	}
 	return src, dst, nil
 }
@@ -668,8 +675,8 @@ func (g *InMemoryGraph) removeRel(i int32) {
 
 // RemoveRelation deletes the relation with the given key. It returns an
 // error wrapping ErrNotFound when there is none, and one wrapping
-// ErrInvalidArgument when a part of the key is empty, longer than its limit
-// or not valid UTF-8.
+// ErrInvalidArgument when a part of the key is empty, only white space,
+// longer than its limit or not valid UTF-8.
 func (g *InMemoryGraph) RemoveRelation(ctx context.Context, sourceID, targetID, relationType string) error {
 	return g.apply(ctx, &mutation{Op: opRemoveRelation, Key: &RelationKey{sourceID, targetID, relationType}})
 }
@@ -701,9 +708,14 @@ func (g *InMemoryGraph) relation(i int32) Relation {
 }
 
 // GetRelation returns a copy of the relation with the given key; ok is false
-// when there is none.
+// when there is none. A part of the key that is empty, only white space or
+// not valid UTF-8 returns an error wrapping ErrInvalidArgument; like
+// GetEntity, it does not check lengths.
 func (g *InMemoryGraph) GetRelation(ctx context.Context, sourceID, targetID, relationType string) (Relation, bool, error) {
 	if err := ctx.Err(); err != nil {
+		return Relation{}, false, err
+	}
+	if err := checkReadKey(sourceID, targetID, relationType); err != nil {
 		return Relation{}, false, err
 	}
 	if err := g.rlock(); err != nil {
@@ -806,17 +818,17 @@ func (g *InMemoryGraph) FindByKeywords(ctx context.Context, keywords []string) (
 }
 
 // validateEntity checks the rules AddEntity enforces. The ID is checked
-// first, so that every later message can quote it whole.
+// first, so that every later message can quote it.
 func validateEntity(e *Entity) error {
 	if err := validateID("entity", e.ID); err != nil {
 		return err
 	}
 	bad := func(field string) error {
-		return fmt.Errorf("kgmem: entity %q: %s is not valid UTF-8: %w", e.ID, field, ErrInvalidArgument)
+		return fmt.Errorf("kgmem: entity %s: %s is not valid UTF-8: %w", quote.Value(e.ID), field, ErrInvalidArgument)
 	}
 	long := func(field, value string, limit int, name string) error {
-		return fmt.Errorf("kgmem: entity %q: %s %s is longer than %s (%d): %w",
-			e.ID, field, quote.Value(value), name, limit, ErrInvalidArgument)
+		return fmt.Errorf("kgmem: entity %s: %s %s is longer than %s (%d): %w",
+			quote.Value(e.ID), field, quote.Value(value), name, limit, ErrInvalidArgument)
 	}
 	switch {
 	case !utf8.ValidString(e.Name):
@@ -845,7 +857,7 @@ func validateEntity(e *Entity) error {
 	}
 	for i, t := range e.Tags {
 		if n, ok := tagFits(t); !ok {
-			return fmt.Errorf("kgmem: entity %q: tag %d %s: %w", e.ID, i, tagTooLong(t, n), ErrInvalidArgument)
+			return fmt.Errorf("kgmem: entity %s: tag %d %s: %w", quote.Value(e.ID), i, tagTooLong(t, n), ErrInvalidArgument)
 		}
 	}
 	return nil
@@ -874,19 +886,20 @@ func tagFits(t string) (int, bool) {
 	return n, n <= MaxTagBytes
 }
 
-// validateRelation checks the rules AddRelation enforces. The key is
-// checked first, so that every later message can quote it whole.
+// validateRelation checks the rules AddRelation enforces and normalises r
+// as every backend stores it: a zero Weight (or -0) becomes 1, unweighted.
+// The key is checked first, so that every later message can quote it.
 func validateRelation(r *Relation) error {
 	if err := validateKey(r.SourceID, r.TargetID, r.Type); err != nil {
 		return err
 	}
 	if math.IsNaN(r.Weight) || r.Weight < 0 || r.Weight > 1 {
-		return fmt.Errorf("kgmem: relation %q -[%s]-> %q: weight %v is outside [0,1]: %w",
-			r.SourceID, r.Type, r.TargetID, r.Weight, ErrInvalidArgument)
+		return fmt.Errorf("kgmem: relation %s: weight %v is outside [0,1]: %w",
+			describeKey(r.SourceID, r.Type, r.TargetID), r.Weight, ErrInvalidArgument)
 	}
 	bad := func(field string) error {
-		return fmt.Errorf("kgmem: relation %q -[%s]-> %q: %s is not valid UTF-8: %w",
-			r.SourceID, r.Type, r.TargetID, field, ErrInvalidArgument)
+		return fmt.Errorf("kgmem: relation %s: %s is not valid UTF-8: %w",
+			describeKey(r.SourceID, r.Type, r.TargetID), field, ErrInvalidArgument)
 	}
 	switch {
 	case !validStrings(r.SourceIDs):
@@ -894,7 +907,23 @@ func validateRelation(r *Relation) error {
 	case !validMap(r.Properties):
 		return bad("a property")
 	}
+	r.Weight = storedWeight(r.Weight)
 	return nil
+}
+
+// storedWeight returns the weight a relation stating w is stored with: 1
+// for 0 (and -0), which means unweighted, and w otherwise.
+func storedWeight(w float64) float64 {
+	if w == 0 {
+		return 1
+	}
+	return w
+}
+
+// describeKey renders a relation key for an error message, every part
+// quoted and cut to a short prefix: "a" -["works_on"]-> "b".
+func describeKey(sourceID, typ, targetID string) string {
+	return quote.Value(sourceID) + " -[" + quote.Value(typ) + "]-> " + quote.Value(targetID)
 }
 
 // validateKey checks a relation key: both endpoints as entity IDs, then
@@ -906,30 +935,71 @@ func validateKey(sourceID, targetID, typ string) error {
 	if err := validateID("target entity", targetID); err != nil {
 		return err
 	}
-	switch {
-	case typ == "":
-		return fmt.Errorf("kgmem: relation %q -> %q: empty relation type: %w", sourceID, targetID, ErrInvalidArgument)
-	case len(typ) > MaxTypeBytes:
-		return fmt.Errorf("kgmem: relation %q -> %q: relation type %s is longer than MaxTypeBytes (%d): %w",
-			sourceID, targetID, quote.Value(typ), MaxTypeBytes, ErrInvalidArgument)
-	case !utf8.ValidString(typ):
-		return fmt.Errorf("kgmem: relation %q -> %q: relation type %s is not valid UTF-8: %w",
-			sourceID, targetID, quote.Value(typ), ErrInvalidArgument)
+	if err := checkType("relation type", typ); err != nil {
+		return fmt.Errorf("kgmem: relation %s -> %s: %w", quote.Value(sourceID), quote.Value(targetID), err)
 	}
 	return nil
 }
 
-// validateID checks an entity ID; what says which one ("entity", "source
-// entity", "target entity").
+// checkType checks a relation type (what names it, for the message): not
+// empty, not only white space, valid UTF-8 and at most MaxTypeBytes. Its
+// error carries no package prefix; the caller adds its context.
+func checkType(what, typ string) error {
+	switch {
+	case typ == "":
+		return fmt.Errorf("empty %s: %w", what, ErrInvalidArgument)
+	case !utf8.ValidString(typ):
+		return fmt.Errorf("%s %s is not valid UTF-8: %w", what, quote.Value(typ), ErrInvalidArgument)
+	case len(typ) > MaxTypeBytes:
+		return fmt.Errorf("%s %s is longer than MaxTypeBytes (%d): %w", what, quote.Value(typ), MaxTypeBytes, ErrInvalidArgument)
+	case blank(typ):
+		return fmt.Errorf("%s %s is only white space: %w", what, quote.Value(typ), ErrInvalidArgument)
+	}
+	return nil
+}
+
+// validateID checks an entity ID a write names; what says which one
+// ("entity", "source entity", "target entity"). See checkID for reads.
 func validateID(what, id string) error {
+	if err := checkID(what, id); err != nil {
+		return err
+	}
+	if len(id) > MaxIDBytes {
+		return fmt.Errorf("kgmem: %s ID %s is longer than MaxIDBytes (%d): %w",
+			what, quote.Value(id), MaxIDBytes, ErrInvalidArgument)
+	}
+	return nil
+}
+
+// checkID checks an entity ID a read names: not empty, not only white
+// space, valid UTF-8. A read does not check the length: an ID longer than
+// MaxIDBytes names no entity, and the read says so as for any other.
+func checkID(what, id string) error {
 	switch {
 	case id == "":
 		return fmt.Errorf("kgmem: empty %s ID: %w", what, ErrInvalidArgument)
-	case len(id) > MaxIDBytes:
-		return fmt.Errorf("kgmem: %s ID %s is longer than MaxIDBytes (%d): %w",
-			what, quote.Value(id), MaxIDBytes, ErrInvalidArgument)
 	case !utf8.ValidString(id):
 		return fmt.Errorf("kgmem: %s ID %s is not valid UTF-8: %w", what, quote.Value(id), ErrInvalidArgument)
+	case blank(id):
+		return fmt.Errorf("kgmem: %s ID %s is only white space: %w", what, quote.Value(id), ErrInvalidArgument)
+	}
+	return nil
+}
+
+// blank reports whether s, not empty, holds nothing but white space.
+func blank(s string) bool { return strings.TrimSpace(s) == "" }
+
+// checkReadKey checks a relation key a read names, as checkID checks an
+// entity ID.
+func checkReadKey(sourceID, targetID, typ string) error {
+	if err := checkID("source entity", sourceID); err != nil {
+		return err
+	}
+	if err := checkID("target entity", targetID); err != nil {
+		return err
+	}
+	if typ == "" || !utf8.ValidString(typ) || blank(typ) {
+		return fmt.Errorf("kgmem: relation %s -> %s: %w", quote.Value(sourceID), quote.Value(targetID), checkType("relation type", typ))
 	}
 	return nil
 }
@@ -943,6 +1013,8 @@ func validateSourceID(id string) error {
 		return fmt.Errorf("kgmem: empty source ID: %w", ErrInvalidArgument)
 	case !utf8.ValidString(id):
 		return fmt.Errorf("kgmem: source ID %s is not valid UTF-8: %w", quote.Value(id), ErrInvalidArgument)
+	case blank(id):
+		return fmt.Errorf("kgmem: source ID %s is only white space: %w", quote.Value(id), ErrInvalidArgument)
 	}
 	return nil
 }

@@ -72,7 +72,7 @@ func TestAddBatch(t *testing.T) {
 					{SourceID: "x", TargetID: "x", Type: "t", Weight: 1},
 					{SourceID: "x", TargetID: "nowhere", Type: "t", Weight: 1},
 				},
-				sentinel: kgmem.ErrNotFound, msg: `batch relation 1: "x" -[t]-> "nowhere": entity "nowhere"`,
+				sentinel: kgmem.ErrNotFound, msg: `kgmem: batch relation 1: "x" -["t"]-> "nowhere": entity "nowhere": not found`,
 			},
 		} {
 			t.Run(name, func(t *testing.T) {

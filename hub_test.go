@@ -36,7 +36,7 @@ func TestHubKeyIndex(t *testing.T) {
 			if err := g.AddRelation(ctx, Relation{SourceID: k.SourceID, TargetID: k.TargetID, Type: k.Type, Weight: w}); err != nil {
 				t.Fatal(err)
 			}
-			model[k] = w
+			model[k] = storedWeight(w) // 0 is stored as 1
 		} else if _, ok := model[k]; ok {
 			if err := g.RemoveRelation(ctx, k.SourceID, k.TargetID, k.Type); err != nil {
 				t.Fatal(err)

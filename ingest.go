@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/kgmem/kgmem/internal/quote"
 )
 
@@ -38,15 +39,16 @@ const (
 	SkippedRelation = "relation"
 )
 
-// WeightPolicy says what Ingest does with a relation weight outside [0,1].
+// WeightPolicy says what Ingest does with a relation weight above 1.
+// Relation weights lie in (0,1]; a weight of 0 or less (or NaN) is never
+// written, whatever the policy: the relation is skipped and reported.
 type WeightPolicy uint8
 
 const (
-	// WeightClamp moves an out-of-range weight to the nearest bound (so 8
-	// becomes 1 and -0.2 becomes 0) and counts it in
-	// IngestReport.WeightsClamped. It is the default.
+	// WeightClamp writes a weight above 1 as 1 (so 8 and "800%" become 1)
+	// and counts it in IngestReport.WeightsClamped. It is the default.
 	WeightClamp WeightPolicy = iota
-	// WeightReject skips a relation whose weight is out of range (or, with
+	// WeightReject skips a relation whose weight is above 1 (or, with
 	// WithStrict, fails the call).
 	WeightReject
 )
@@ -130,15 +132,18 @@ func WithPlaceholders() IngestOption {
 	return ingestOptionFunc(func(c *ingestConfig) { c.placeholders = true })
 }
 
-// WithWeightPolicy sets what happens to weights outside [0,1]; the default
-// is WeightClamp. A NaN weight is always skipped (or fails a strict call).
+// WithWeightPolicy sets what happens to weights above 1; the default is
+// WeightClamp. A weight of 0 or less, or NaN, is always skipped (or fails a
+// strict call): relation weights lie in (0,1], and a zero Weight would be
+// stored as 1, unweighted, the opposite of what a model stating 0 means.
 func WithWeightPolicy(p WeightPolicy) IngestOption {
 	return ingestOptionFunc(func(c *ingestConfig) { c.policy = p })
 }
 
 // WithDefaultWeight sets the weight of new relations whose extraction
-// states none; the default is DefaultIngestWeight. It must lie in [0,1].
-// An existing relation keeps its weight when the extraction states none.
+// states none; the default is DefaultIngestWeight (1, unweighted). It must
+// lie in (0,1]. An existing relation keeps its weight when the extraction
+// states none.
 func WithDefaultWeight(w float64) IngestOption {
 	return ingestOptionFunc(func(c *ingestConfig) { c.defaultWeight = w })
 }
@@ -185,7 +190,7 @@ type IngestReport struct {
 	// PlaceholdersCreated counts entities created by WithPlaceholders
 	// (they are not in EntitiesCreated).
 	PlaceholdersCreated int
-	// WeightsClamped counts weights WeightClamp moved into [0,1].
+	// WeightsClamped counts weights above 1 that WeightClamp moved to 1.
 	WeightsClamped int
 	// EntityIDs[i] is the ID extracted entity i resolved to, "" when it
 	// was skipped.
@@ -402,13 +407,15 @@ type ingestPlanner struct {
 // one of its aliases as name or alias (a name-to-name match beats one
 // involving an alias, and name-to-alias beats alias-to-alias); to a
 // placeholder of any type so named; and otherwise to a new entity, under
-// its own ID or else the derived one. The graph and the entities this extraction has
-// already resolved are searched alike, so two spellings of one person in
-// one extraction, one listing the other as an alias, become one entity.
-// Candidates come from the graph's EntityLinker when it implements one
-// (InMemoryGraph does) and from FindByKeywords otherwise; the comparison
-// itself is exact on the normalised forms. An entity that matches several
-// entities equally well is skipped as ambiguous.
+// its own ID or else the derived one. The graph and the entities this
+// extraction has already resolved are searched alike, so two spellings of
+// one person in one extraction, one listing the other as an alias, become
+// one entity. Candidates come from the graph's NameFinder when it
+// implements one (InMemoryGraph and pgraph.Graph do), one FindByName call
+// per distinct name, and from FindByKeywords otherwise (and for names
+// without a match key); the comparison itself is exact on the normalised
+// forms. An entity that matches several entities equally well is skipped
+// as ambiguous.
 //
 // A relation endpoint resolves: to the entity the extraction gave that ID;
 // to the entity with that ID; for "type:name" or an endpoint with a stated
@@ -416,8 +423,9 @@ type ingestPlanner struct {
 // type; and then to a name or alias match of any type, preferring entities
 // this extraction lists and then names over aliases. An endpoint that
 // resolves to nothing is skipped (see WithPlaceholders), and so is one that
-// resolves to several entities, a relation with no type, and a relation
-// whose two ends are one entity.
+// resolves to several entities and a relation with no type. A relation
+// whose two ends resolve to one entity is written as a self-loop, as
+// AddRelation writes one.
 //
 // # Merging
 //
@@ -435,9 +443,11 @@ type ingestPlanner struct {
 //
 // # Weights
 //
-// A relation without a weight gets DefaultIngestWeight (see
-// WithDefaultWeight). A weight outside [0,1] is clamped or the relation
-// skipped, per WithWeightPolicy; NaN is always skipped.
+// A relation without a weight gets DefaultIngestWeight, 1, unweighted (see
+// WithDefaultWeight): a missing weight means what a zero Relation.Weight
+// means to the graph. A weight above 1 is clamped or the relation skipped,
+// per WithWeightPolicy; a weight of 0 or less, or NaN, is always skipped,
+// since the graph would store 0 as 1.
 //
 // # Atomicity
 //
@@ -533,12 +543,12 @@ func validateIngest(g KnowledgeGraph, x *Extraction, cfg *ingestConfig) error {
 		return bad("%d relations exceed the limit of %d", len(x.Relations), MaxExtractedRelations)
 	case cfg.policy > WeightReject:
 		return bad("unknown weight policy %v", cfg.policy)
-	case !(cfg.defaultWeight >= 0 && cfg.defaultWeight <= 1):
-		return bad("default weight %v is outside [0,1]", cfg.defaultWeight)
+	case !(cfg.defaultWeight > 0 && cfg.defaultWeight <= 1):
+		return bad("default weight %v is outside (0,1]", cfg.defaultWeight)
 	}
 	if cfg.sourceSet {
 		if err := validateSourceID(cfg.source); err != nil {
-			return fmt.Errorf("kgmem: ingest: %w", err)
+			return errmsg.Wrap("kgmem: ingest", err)
 		}
 	}
 	return nil
@@ -550,7 +560,7 @@ func (p *ingestPlanner) wrapErr(err error) error {
 	if cerr := p.ctx.Err(); cerr != nil {
 		return cerr
 	}
-	return fmt.Errorf("kgmem: ingest: %w", err)
+	return errmsg.Wrap("kgmem: ingest", err)
 }
 
 // skip records an item that will not be written.
@@ -734,13 +744,29 @@ func (p *ingestPlanner) loadCandidates(surfaces []string) error {
 			p.load(e)
 		}
 	}
-	if n, ok := p.g.(entityNamer); ok {
-		found, rest, err := n.entitiesNamed(p.ctx, surfaces)
-		if err != nil {
-			return err
-		}
-		for _, e := range found {
-			keep(e)
+	if nf, ok := p.g.(NameFinder); ok {
+		// Each surface by its match key, which every name equal to it
+		// after normalisation shares; surfaces without one (no letters,
+		// digits or CJK, or too many words) are searched by keyword.
+		var rest []string
+		looked := make(map[string]bool, len(surfaces))
+		for _, s := range surfaces {
+			key, ok := LinkKey(s)
+			if !ok {
+				rest = append(rest, s)
+				continue
+			}
+			if looked[key] {
+				continue
+			}
+			looked[key] = true
+			found, err := nf.FindByName(p.ctx, s)
+			if err != nil {
+				return err
+			}
+			for _, e := range found {
+				keep(e)
+			}
 		}
 		if surfaces = rest; len(surfaces) == 0 {
 			return nil
@@ -761,12 +787,6 @@ func (p *ingestPlanner) loadCandidates(surfaces []string) error {
 		keep(e)
 	}
 	return nil
-}
-
-// entityNamer is implemented by graphs that can return every entity bearing
-// a name without a scan (InMemoryGraph, through its linking index).
-type entityNamer interface {
-	entitiesNamed(ctx context.Context, names []string) (found []Entity, unindexed []string, err error)
 }
 
 // load makes a graph entity known to the planner.
@@ -1179,12 +1199,14 @@ func (p *ingestPlanner) weight(w *float64) (v float64, given, clamped bool, reas
 	switch v = *w; {
 	case math.IsNaN(v):
 		return 0, true, false, "weight is NaN"
-	case v >= 0 && v <= 1:
-		return v + 0, true, false, ""
+	case v <= 0:
+		return 0, true, false, fmt.Sprintf("weight %v is outside (0,1] (leave the weight out for an unweighted relation)", v)
+	case v <= 1:
+		return v, true, false, ""
 	case p.cfg.policy == WeightReject:
-		return 0, true, false, fmt.Sprintf("weight %v is outside [0,1]", v)
+		return 0, true, false, fmt.Sprintf("weight %v is outside (0,1]", v)
 	}
-	return math.Max(0, math.Min(1, v)), true, true, ""
+	return 1, true, true, ""
 }
 
 // planRelations resolves every extracted relation and plans its write.
@@ -1251,10 +1273,6 @@ func (p *ingestPlanner) planRelations(xs []ExtractedRelation) error {
 			}
 		}
 		if !ok {
-			continue
-		}
-		if ends[0].id == ends[1].id {
-			skip(shown, fmt.Sprintf("source and target are the same entity %q", ends[0].id))
 			continue
 		}
 		for _, e := range ends {

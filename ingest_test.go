@@ -493,7 +493,7 @@ func TestIngestPlaceholders(t *testing.T) {
 			{Source: "张三", Target: "person:王五", Type: "knows"},
 			{Source: "张三", Target: "Raft", TargetType: "Concept", Type: "uses"},
 			{Source: "李四", Target: "张三", Type: "knows"}, // the placeholder made above
-			{Source: "赵六", Target: "赵六", Type: "is"},    // both ends one placeholder: skipped, none made
+			{Source: "赵六", Target: "赵六", Type: "is"},    // both ends one placeholder: a self-loop
 		},
 	}
 	t.Run("without: dangling relations are skipped and reported", func(t *testing.T) {
@@ -513,12 +513,11 @@ func TestIngestPlaceholders(t *testing.T) {
 	t.Run("with: placeholders are created once and marked", func(t *testing.T) {
 		g := kgmem.NewInMemoryGraph()
 		rep := mustIngest(t, g, x, kgmem.WithPlaceholders(), kgmem.WithSource("p1"))
-		require.Equal(t, 3, rep.PlaceholdersCreated)
+		require.Equal(t, 4, rep.PlaceholdersCreated)
 		require.Equal(t, 1, rep.EntitiesCreated)
-		require.Equal(t, 4, rep.RelationsCreated)
-		require.Equal(t, []kgmem.SkippedItem{
-			{Kind: "relation", Index: 4, Ref: "赵六 -[is]-> 赵六", Reason: `source and target are the same entity "entity:赵六"`},
-		}, rep.Skipped)
+		require.Equal(t, 5, rep.RelationsCreated)
+		require.Empty(t, rep.Skipped)
+		mustRelation(t, g, "entity:赵六", "entity:赵六", "is")
 		require.Equal(t, kgmem.Entity{ID: "entity:李四", Name: "李四", Type: "entity",
 			Properties: map[string]string{kgmem.PlaceholderProperty: "true"}, SourceIDs: []string{"p1"}},
 			mustEntity(t, g, "entity:李四"))
@@ -526,7 +525,7 @@ func TestIngestPlaceholders(t *testing.T) {
 		require.Equal(t, "person", mustEntity(t, g, "person:王五").Type)
 		require.Equal(t, "concept", mustEntity(t, g, "concept:raft").Type)
 		mustRelation(t, g, "entity:李四", "person:张三", "knows")
-		require.Equal(t, 4, g.Stats().Entities)
+		require.Equal(t, 5, g.Stats().Entities)
 
 		// The entity shows up later: it resolves to its placeholder, which
 		// takes its type and loses the mark.
@@ -540,7 +539,7 @@ func TestIngestPlaceholders(t *testing.T) {
 		require.Equal(t, "张三的同事", e.Description)
 		require.NotContains(t, e.Properties, kgmem.PlaceholderProperty)
 		require.NotContains(t, mustEntity(t, g, "person:王五").Properties, kgmem.PlaceholderProperty)
-		require.Equal(t, 4, g.Stats().Entities)
+		require.Equal(t, 5, g.Stats().Entities)
 	})
 }
 
@@ -568,9 +567,12 @@ func TestIngestWeights(t *testing.T) {
 	t.Run("clamp by default", func(t *testing.T) {
 		g := kgmem.NewInMemoryGraph()
 		rep := mustIngest(t, g, x)
-		require.Equal(t, map[string]float64{"in_range": 0.3, "too_high": 1, "negative": 0, "missing": 1, "infinite": 1}, weights(g))
-		require.Equal(t, 3, rep.WeightsClamped)
-		require.Equal(t, []kgmem.SkippedItem{{Kind: "relation", Index: 4, Ref: "A -[nan]-> B", Reason: "weight is NaN"}}, rep.Skipped)
+		require.Equal(t, map[string]float64{"in_range": 0.3, "too_high": 1, "missing": 1, "infinite": 1}, weights(g))
+		require.Equal(t, 2, rep.WeightsClamped)
+		require.Equal(t, []kgmem.SkippedItem{
+			{Kind: "relation", Index: 2, Ref: "A -[negative]-> B", Reason: "weight -0.5 is outside (0,1] (leave the weight out for an unweighted relation)"},
+			{Kind: "relation", Index: 4, Ref: "A -[nan]-> B", Reason: "weight is NaN"},
+		}, rep.Skipped)
 	})
 	t.Run("reject", func(t *testing.T) {
 		g := kgmem.NewInMemoryGraph()
@@ -578,11 +580,32 @@ func TestIngestWeights(t *testing.T) {
 		require.Equal(t, map[string]float64{"in_range": 0.3, "missing": 0.5}, weights(g))
 		require.Equal(t, 0, rep.WeightsClamped)
 		require.Equal(t, []kgmem.SkippedItem{
-			{Kind: "relation", Index: 1, Ref: "A -[too_high]-> B", Reason: "weight 8 is outside [0,1]"},
-			{Kind: "relation", Index: 2, Ref: "A -[negative]-> B", Reason: "weight -0.5 is outside [0,1]"},
+			{Kind: "relation", Index: 1, Ref: "A -[too_high]-> B", Reason: "weight 8 is outside (0,1]"},
+			{Kind: "relation", Index: 2, Ref: "A -[negative]-> B", Reason: "weight -0.5 is outside (0,1] (leave the weight out for an unweighted relation)"},
 			{Kind: "relation", Index: 4, Ref: "A -[nan]-> B", Reason: "weight is NaN"},
-			{Kind: "relation", Index: 5, Ref: "A -[infinite]-> B", Reason: "weight +Inf is outside [0,1]"},
+			{Kind: "relation", Index: 5, Ref: "A -[infinite]-> B", Reason: "weight +Inf is outside (0,1]"},
 		}, rep.Skipped)
+	})
+	t.Run("a stated zero is skipped under every policy, a missing weight is 1", func(t *testing.T) {
+		zero := kgmem.Extraction{
+			Entities: []kgmem.ExtractedEntity{{Name: "A"}, {Name: "B"}},
+			Relations: []kgmem.ExtractedRelation{
+				{Source: "A", Target: "B", Type: "zero", Weight: weight(0)},
+				{Source: "A", Target: "B", Type: "minus_zero", Weight: weight(math.Copysign(0, -1))},
+				{Source: "A", Target: "B", Type: "unstated"},
+			},
+		}
+		for _, p := range []kgmem.WeightPolicy{kgmem.WeightClamp, kgmem.WeightReject} {
+			g := kgmem.NewInMemoryGraph()
+			rep := mustIngest(t, g, zero, kgmem.WithWeightPolicy(p))
+			require.Equal(t, map[string]float64{"unstated": 1}, weights(g), "%v", p)
+			require.Equal(t, 2, rep.RelationsSkipped, "%v", p)
+			require.Contains(t, rep.Skipped[0].Reason, "weight 0 is outside (0,1]")
+		}
+		for _, w := range []float64{0, -0.5, math.NaN(), 1.5} {
+			_, err := kgmem.Ingest(context.Background(), kgmem.NewInMemoryGraph(), zero, kgmem.WithDefaultWeight(w))
+			require.ErrorIs(t, err, kgmem.ErrInvalidArgument, "default weight %v", w)
+		}
 	})
 	t.Run("strict fails on NaN even when clamping", func(t *testing.T) {
 		g := kgmem.NewInMemoryGraph()
@@ -617,7 +640,7 @@ func TestIngestStrict(t *testing.T) {
 	require.EqualError(t, err, `kgmem: ingest: strict: nothing written, 3 problem(s): `+
 		`entity 2 (""): no name or ID; `+
 		`relation 1 ("Raft"): target "Raft" names no entity; `+
-		`relation 2 ("张三 -[]-> 项目A"): no relation type: kgmem: invalid argument`)
+		`relation 2 ("张三 -[]-> 项目A"): no relation type: invalid argument`)
 	require.Equal(t, 1, rep.EntitiesSkipped)
 	require.Equal(t, 2, rep.RelationsSkipped)
 	require.Len(t, rep.Skipped, 3)
@@ -870,4 +893,56 @@ func TestParseAndIngestModelResponse(t *testing.T) {
 	require.Equal(t, kgmem.Entity{ID: "person:张三", Name: "张三", Type: "person", Description: "Backend engineer",
 		Aliases: []string{"Zhang San"}, SourceIDs: []string{"weekly-23"}}, mustEntity(t, g, "person:张三"))
 	require.Equal(t, 0.9, mustRelation(t, g, "person:张三", "project:project_apollo", "works_on").Weight)
+}
+
+// nameFinderGraph offers the interface and NameFinder only, as a backend
+// such as pgraph does, and counts how Ingest looks names up.
+type nameFinderGraph struct {
+	kgmem.KnowledgeGraph
+	finder          kgmem.NameFinder
+	byName, byWords int
+}
+
+func (n *nameFinderGraph) FindByName(ctx context.Context, name string) ([]kgmem.Entity, error) {
+	n.byName++
+	return n.finder.FindByName(ctx, name)
+}
+
+func (n *nameFinderGraph) FindByKeywords(ctx context.Context, keywords []string) ([]kgmem.Entity, error) {
+	n.byWords++
+	return n.KnowledgeGraph.FindByKeywords(ctx, keywords)
+}
+
+// TestIngestUsesNameFinder checks that any backend implementing NameFinder
+// gets the name lookups, one per distinct match key, and the same result
+// as the in-memory graph; names without a match key still go through
+// FindByKeywords.
+func TestIngestUsesNameFinder(t *testing.T) {
+	ctx := context.Background()
+	seed := func() *kgmem.InMemoryGraph {
+		g := kgmem.NewInMemoryGraph()
+		require.NoError(t, g.AddBatch(ctx, []kgmem.Entity{
+			{ID: "p:zs", Name: "张三", Type: "person", Aliases: []string{"Zhang San"}},
+			{ID: "proj:apollo", Name: "Project Apollo", Type: "project"},
+			{ID: "x:plus", Name: "+++", Type: "thing"},
+		}, nil))
+		return g
+	}
+	x := kgmem.Extraction{
+		Entities: []kgmem.ExtractedEntity{
+			{Name: "zhang  san", Type: "person", Description: "engineer"},
+			{Name: "ZHANG SAN", Type: "person"},
+			{Name: "+++", Type: "thing", Tags: []string{"symbol"}},
+		},
+		Relations: []kgmem.ExtractedRelation{{Source: "Zhang San", Target: "project apollo", Type: "works on"}},
+	}
+	want := mustIngest(t, seed(), x)
+	g := seed()
+	nf := &nameFinderGraph{KnowledgeGraph: plainGraph{g}, finder: g}
+	got := mustIngest(t, nf, x)
+	require.Equal(t, want, got)
+	require.Equal(t, []string{"p:zs", "p:zs", "x:plus"}, got.EntityIDs)
+	require.Equal(t, 2, nf.byName, "zhang san and project apollo, each looked up once")
+	require.Equal(t, 1, nf.byWords, "+++ has no match key: it is searched by keyword")
+	mustRelation(t, g, "p:zs", "proj:apollo", "works_on")
 }

@@ -59,7 +59,7 @@ func TestAddBatchRejectsOverLimitValues(t *testing.T) {
 	long := strings.Repeat("t", MaxTypeBytes+1)
 	err := g.AddBatch(ctx, []Entity{{ID: "a"}, {ID: "b"}}, []Relation{{SourceID: "a", TargetID: "b", Type: "ok"}, {SourceID: "a", TargetID: "b", Type: long}})
 	require.ErrorIs(t, err, ErrInvalidArgument)
-	require.ErrorContains(t, err, `batch relation 1: kgmem: relation "a" -> "b": relation type "tttt`)
+	require.ErrorContains(t, err, `kgmem: batch relation 1: relation "a" -> "b": relation type "tttt`)
 	require.ErrorContains(t, err, "MaxTypeBytes (256)")
 	require.Equal(t, before, snapshotBytes(t, g))
 }

@@ -51,7 +51,26 @@ type EntityLinker interface {
 	LinkEntities(ctx context.Context, text string) ([]EntityMention, error)
 }
 
-var _ EntityLinker = (*InMemoryGraph)(nil)
+// NameFinder is implemented by graphs that can look an entity up by its
+// name or an alias without knowing its ID (see DeriveEntityID) and without
+// scanning every entity. InMemoryGraph and pgraph.Graph implement it
+// through the index entity linking uses; Ingest uses it to find the
+// entities an extraction may mean, and falls back to FindByKeywords for a
+// graph without it.
+type NameFinder interface {
+	// FindByName returns every entity whose name or an alias has the same
+	// match key as name (LinkKey; keys fold case and width and ignore
+	// punctuation between words), once each, ordered by ID. A name
+	// without a match key finds nothing; an empty, whitespace-only or
+	// invalid name returns an error wrapping ErrInvalidArgument (see
+	// ValidateName).
+	FindByName(ctx context.Context, name string) ([]Entity, error)
+}
+
+var (
+	_ EntityLinker = (*InMemoryGraph)(nil)
+	_ NameFinder   = (*InMemoryGraph)(nil)
+)
 
 // linkUnit is one unit of a text: its folded form and its byte span.
 type linkUnit struct {
@@ -426,39 +445,52 @@ func (g *InMemoryGraph) LinkEntities(ctx context.Context, text string) ([]Entity
 	return out, nil
 }
 
-// entitiesNamed returns every entity whose name or an alias has the same
-// match key as one of names — all bearers, with no preference for exact
-// spelling — and the names the index cannot answer for (no units, or more
-// than maxLinkUnits), which the caller must look up otherwise.
-func (g *InMemoryGraph) entitiesNamed(ctx context.Context, names []string) ([]Entity, []string, error) {
+// FindByName returns every entity whose name or an alias has the same
+// match key as name: the entities linking finds when the text is name
+// alone. Keys fold case and width and ignore punctuation and spacing
+// between words (see LinkKey and LinkKeys), so "project apollo" finds the
+// entity named "Project Apollo", "Spiderman" and "spider man" the one
+// named "Spider-Man", and "ＡＰＯＬＬＯ" one with the alias "Apollo".
+// Entities are returned once each, ordered by ID, and none is an empty
+// result, not an error. A name linking cannot match (no letters, digits or
+// CJK characters, or more than 64 words and CJK characters) finds nothing.
+// An empty or whitespace-only name, or one that is not valid UTF-8,
+// returns an error wrapping ErrInvalidArgument. Cost: one lookup in the
+// linking index, plus copying and sorting what it finds.
+func (g *InMemoryGraph) FindByName(ctx context.Context, name string) ([]Entity, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, nil, err
+		return nil, err
+	}
+	key, ok, err := nameLookupKey(name)
+	if err != nil || !ok {
+		return nil, err
 	}
 	if err := g.rlock(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	defer g.mu.RUnlock()
-	var (
-		out       []Entity
-		unindexed []string
-		refs      []nameRef
-		seen      = make(map[int32]bool)
-	)
-	for _, name := range names {
-		key, _, ok := linkKey(name)
-		if !ok {
-			unindexed = append(unindexed, name)
-			continue
-		}
-		refs = g.names.lookup([]byte(key), refs)
-		for _, r := range refs {
-			if !seen[r.slot()] {
-				seen[r.slot()] = true
-				out = append(out, g.nodes[r.slot()].entity())
-			}
+	refs := g.names.lookup([]byte(key), nil)
+	var out []Entity
+	for i, r := range refs {
+		// refs are sorted by slot, name before alias: a slot's refs are adjacent.
+		if i == 0 || r.slot() != refs[i-1].slot() {
+			out = append(out, g.nodes[r.slot()].entity())
 		}
 	}
-	return out, unindexed, nil
+	g.mu.RUnlock()
+	slices.SortFunc(out, func(a, b Entity) int { return strings.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+// nameLookupKey returns the match key FindByName looks name up by, false
+// when linking cannot match name, and an error wrapping
+// ErrInvalidArgument for an empty, whitespace-only or invalid name. Other
+// backends apply the same rule through ValidateName and LinkKey.
+func nameLookupKey(name string) (string, bool, error) {
+	if err := ValidateName(name); err != nil {
+		return "", false, err
+	}
+	key, ok := LinkKey(name)
+	return key, ok, nil
 }
 
 // spells reports whether the name (or, for an alias match, one of the

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/kgmem/kgmem/internal/quote"
 )
 
@@ -129,7 +130,7 @@ func (g *InMemoryGraph) check(m *mutation) error {
 			e := &m.Entities[i]
 			if err := validateEntity(e); err != nil {
 				if m.Op == opAddBatch {
-					return fmt.Errorf("kgmem: batch entity %d: %w", i, err)
+					return errmsg.Wrapf(err, "kgmem: batch entity %d", i)
 				}
 				return err
 			}
@@ -179,7 +180,7 @@ func (g *InMemoryGraph) check(m *mutation) error {
 		}
 		tags, err := tagsOf(m.ID, m.Tags)
 		if err != nil {
-			return fmt.Errorf("kgmem: set tags of entity %s: %w", quote.Value(m.ID), err)
+			return errmsg.Wrapf(err, "kgmem: set tags of entity %s", quote.Value(m.ID))
 		}
 		m.Tags = tags
 		return nil
@@ -222,7 +223,7 @@ func (g *InMemoryGraph) resolve(m *mutation) error {
 		k := m.Key
 		i, ok := g.lookupRel(k.SourceID, k.TargetID, k.Type)
 		if !ok {
-			return fmt.Errorf("kgmem: remove relation %q -[%s]-> %q: %w", k.SourceID, k.Type, k.TargetID, ErrNotFound)
+			return fmt.Errorf("kgmem: remove relation %s: %w", describeKey(k.SourceID, k.Type, k.TargetID), ErrNotFound)
 		}
 		m.rel = i
 	case opSetTags:
@@ -248,8 +249,8 @@ func (g *InMemoryGraph) resolve(m *mutation) error {
 					}
 				}
 				if !batchIDs[id] {
-					return fmt.Errorf("kgmem: batch relation %d: %q -[%s]-> %q: entity %q: %w",
-						i, r.SourceID, r.Type, r.TargetID, id, ErrNotFound)
+					return fmt.Errorf("kgmem: batch relation %d: %s: entity %s: %w",
+						i, describeKey(r.SourceID, r.Type, r.TargetID), quote.Value(id), ErrNotFound)
 				}
 				m.ends[i][j] = -1
 			}

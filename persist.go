@@ -492,7 +492,8 @@ func readGraphLines(lr *lineReader, g *InMemoryGraph) (*InMemoryGraph, snapshotH
 			if ok1 && ok2 {
 				// Endpoints share the entities' ID strings, and types
 				// the first string read for each.
-				l = loadRel{src: int32(si), dst: int32(di), typ: types.index(typ), w: w + 0}
+				w = storedWeight(w) // as a write stores it: 0 means unweighted
+				l = loadRel{src: int32(si), dst: int32(di), typ: types.index(typ), w: w}
 				r = Relation{SourceID: ents[si].ID, TargetID: ents[di].ID, Type: types.names[l.typ], Weight: w}
 				fast = true
 			}

@@ -1,6 +1,12 @@
 package kgmem
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/kgmem/kgmem/internal/quote"
+)
 
 // The rules below are the ones InMemoryGraph applies to text, exported so
 // that a KnowledgeGraph on other storage applies exactly the same ones: the
@@ -8,24 +14,45 @@ import "slices"
 // and match keys for entity linking. Package pgraph uses them.
 
 // ValidateEntity returns the error AddEntity returns for an entity whose
-// content breaks a rule (an empty ID, a string that is not valid UTF-8, an
-// ID, name, type, alias or tag longer than MaxIDBytes, MaxNameBytes,
-// MaxTypeBytes or MaxTagBytes), wrapping ErrInvalidArgument, or nil.
+// content breaks a rule (an empty or whitespace-only ID, a string that is
+// not valid UTF-8, an ID, name, type, alias or tag longer than MaxIDBytes,
+// MaxNameBytes, MaxTypeBytes or MaxTagBytes), wrapping ErrInvalidArgument,
+// or nil.
 func ValidateEntity(e Entity) error { return validateEntity(&e) }
 
 // ValidateRelation returns the error AddRelation returns for a relation
-// whose content breaks a rule (an empty endpoint or type, an endpoint
-// longer than MaxIDBytes or a type longer than MaxTypeBytes, a weight that
-// is NaN or outside [0,1], a string that is not valid UTF-8), wrapping
-// ErrInvalidArgument, or nil. Whether the endpoints exist is for the
-// backend to check.
-func ValidateRelation(r Relation) error { return validateRelation(&r) }
+// whose content breaks a rule (an empty or whitespace-only endpoint or
+// type, an endpoint longer than MaxIDBytes or a type longer than
+// MaxTypeBytes, a weight that is NaN or outside [0,1], a string that is
+// not valid UTF-8), wrapping ErrInvalidArgument, or nil. When r is valid,
+// ValidateRelation also normalises it as every backend stores it: a zero
+// Weight (or -0) becomes 1, unweighted; so a backend stores *r as it is
+// after the call. Whether the endpoints exist is for the backend to
+// check.
+func ValidateRelation(r *Relation) error { return validateRelation(r) }
 
 // ValidateRelationKey returns the error RemoveRelation returns for a
-// malformed key (an empty, over-long or invalid part), wrapping
-// ErrInvalidArgument, or nil.
+// malformed key (an empty, whitespace-only, over-long or invalid part),
+// wrapping ErrInvalidArgument, or nil.
 func ValidateRelationKey(sourceID, targetID, relationType string) error {
 	return validateKey(sourceID, targetID, relationType)
+}
+
+// ValidateName returns the error FindByName returns for a name it cannot
+// look up (an empty or whitespace-only name, or one that is not valid
+// UTF-8), wrapping ErrInvalidArgument, or nil. A backend that implements
+// NameFinder applies it, then looks up LinkKey(name) among the LinkKeys
+// of every name and alias.
+func ValidateName(name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("kgmem: find by name: empty name: %w", ErrInvalidArgument)
+	case !utf8.ValidString(name):
+		return fmt.Errorf("kgmem: find by name: name %s is not valid UTF-8: %w", quote.Value(name), ErrInvalidArgument)
+	case blank(name):
+		return fmt.Errorf("kgmem: find by name: name %s is only white space: %w", quote.Value(name), ErrInvalidArgument)
+	}
+	return nil
 }
 
 // NormalizeTags applies the tag rule of SetEntityTags and AddEntity: tags

@@ -20,7 +20,7 @@ func TestRulesMatchInMemoryGraph(t *testing.T) {
 	require.NoError(t, g.AddBatch(ctx, []kgmem.Entity{{ID: "a"}, {ID: "b"}}, nil))
 
 	for _, e := range []kgmem.Entity{
-		{ID: ""}, {ID: "\xff"}, {ID: "x", Name: "\xfe"}, {ID: "x", Aliases: []string{"ok", "\xff"}},
+		{ID: ""}, {ID: " \t"}, {ID: "\xff"}, {ID: "x", Name: "\xfe"}, {ID: "x", Aliases: []string{"ok", "\xff"}},
 		{ID: "x", Properties: map[string]string{"k": "\xff"}}, {ID: "fine", Tags: []string{" Go "}},
 	} {
 		require.Equal(t, g.AddEntity(ctx, e), kgmem.ValidateEntity(e), "%+v", e)
@@ -31,9 +31,31 @@ func TestRulesMatchInMemoryGraph(t *testing.T) {
 		{SourceID: "a", TargetID: "b", Type: "t", Weight: 1.5},
 		{SourceID: "a", TargetID: "b", Type: "t", Weight: 0.5, SourceIDs: []string{"\xff"}},
 		{SourceID: "a", TargetID: "b", Type: "t", Weight: 0.5},
+		{SourceID: "a", TargetID: "b", Type: " "}, {SourceID: "a", TargetID: "\u3000", Type: "t"},
+		{SourceID: "a", TargetID: "a", Type: "self"},
 	} {
-		require.Equal(t, g.AddRelation(ctx, r), kgmem.ValidateRelation(r), "%+v", r)
+		want := g.AddRelation(ctx, r)
+		require.Equal(t, want, kgmem.ValidateRelation(&r), "%+v", r)
+		if want == nil {
+			stored, ok, err := g.GetRelation(ctx, r.SourceID, r.TargetID, r.Type)
+			require.NoError(t, err)
+			require.True(t, ok)
+			require.Equal(t, stored, r, "ValidateRelation normalises as AddRelation stores")
+		}
 	}
+	// A zero weight, and -0, become 1.
+	for _, w := range []float64{0, math.Copysign(0, -1)} {
+		r := kgmem.Relation{SourceID: "a", TargetID: "b", Type: "t", Weight: w}
+		require.NoError(t, kgmem.ValidateRelation(&r))
+		require.Equal(t, 1.0, r.Weight)
+		require.False(t, math.Signbit(r.Weight))
+	}
+	for _, name := range []string{"", "  ", "\xff"} {
+		require.ErrorIs(t, kgmem.ValidateName(name), kgmem.ErrInvalidArgument, "%q", name)
+		_, err := g.FindByName(ctx, name)
+		require.Equal(t, kgmem.ValidateName(name), err)
+	}
+	require.NoError(t, kgmem.ValidateName("!!!"))
 	require.Equal(t, g.RemoveRelation(ctx, "a", "", "t"), kgmem.ValidateRelationKey("a", "", "t"))
 	require.NoError(t, kgmem.ValidateRelationKey("a", "b", "t"))
 

@@ -252,9 +252,9 @@ func (s *InMemoryKnowledgeStore) Len() int {
 // indexes its title and content. p is copied: changing its Tags or Metadata
 // afterwards changes nothing in the store.
 //
-// An empty ID, or an ID, title, content, tag, metadata key or metadata value
-// that is not valid UTF-8, returns an error wrapping ErrInvalidArgument that
-// names the field; the store is then unchanged. A cancelled ctx returns
+// An empty or whitespace-only ID, or an ID, title, content, tag, metadata
+// key or metadata value that is not valid UTF-8, returns an error wrapping
+// ErrInvalidArgument that names the field; the store is then unchanged. A cancelled ctx returns
 // ctx.Err() and stores nothing.
 func (s *InMemoryKnowledgeStore) Put(ctx context.Context, p KnowledgePage) error {
 	return s.apply(ctx, &pageMutation{Op: opPutPage, Page: &p})
@@ -481,36 +481,51 @@ func (s *InMemoryKnowledgeStore) unindex(e *pageEntry) {
 
 // validatePage checks the rules Put documents.
 func validatePage(p KnowledgePage) error {
-	if p.ID == "" {
-		return fmt.Errorf("page ID is empty: %w", ErrInvalidArgument)
+	if err := checkPageID(p.ID); err != nil {
+		return err
 	}
-	if !utf8.ValidString(p.ID) {
-		return fmt.Errorf("page ID %q is not valid UTF-8: %w", p.ID, ErrInvalidArgument)
+	bad := func(what string) error {
+		return fmt.Errorf("kgmem: page %s: %s is not valid UTF-8: %w", quote.Value(p.ID), what, ErrInvalidArgument)
 	}
 	if !utf8.ValidString(p.Title) {
-		return fmt.Errorf("page %q: title is not valid UTF-8: %w", p.ID, ErrInvalidArgument)
+		return bad("title")
 	}
 	if !utf8.ValidString(p.Content) {
-		return fmt.Errorf("page %q: content is not valid UTF-8: %w", p.ID, ErrInvalidArgument)
+		return bad("content")
 	}
 	for i, t := range p.Tags {
 		if !utf8.ValidString(t) {
-			return fmt.Errorf("page %q: tag %d %q is not valid UTF-8: %w", p.ID, i, t, ErrInvalidArgument)
+			return bad(fmt.Sprintf("tag %d %s", i, quote.Value(t)))
 		}
 	}
 	for k, v := range p.Metadata {
 		if !utf8.ValidString(k) {
-			return fmt.Errorf("page %q: metadata key %q is not valid UTF-8: %w", p.ID, k, ErrInvalidArgument)
+			return bad(fmt.Sprintf("metadata key %s", quote.Value(k)))
 		}
 		if !utf8.ValidString(v) {
-			return fmt.Errorf("page %q: metadata %q value %q is not valid UTF-8: %w", p.ID, k, v, ErrInvalidArgument)
+			return bad(fmt.Sprintf("metadata %s value %s", quote.Value(k), quote.Value(v)))
 		}
 	}
 	return nil
 }
 
+// checkPageID checks a page ID as the graph checks entity IDs: not empty,
+// not only white space, valid UTF-8.
+func checkPageID(id string) error {
+	switch {
+	case id == "":
+		return fmt.Errorf("kgmem: page ID is empty: %w", ErrInvalidArgument)
+	case !utf8.ValidString(id):
+		return fmt.Errorf("kgmem: page ID %s is not valid UTF-8: %w", quote.Value(id), ErrInvalidArgument)
+	case blank(id):
+		return fmt.Errorf("kgmem: page ID %s is only white space: %w", quote.Value(id), ErrInvalidArgument)
+	}
+	return nil
+}
+
 // Get returns a copy of the page with the given ID; ok is false when there
-// is none (that is not an error). A cancelled ctx returns ctx.Err().
+// is none (that is not an error), as for an ID Put would reject. A
+// cancelled ctx returns ctx.Err().
 func (s *InMemoryKnowledgeStore) Get(ctx context.Context, id string) (p KnowledgePage, ok bool, err error) {
 	if err := ctx.Err(); err != nil {
 		return KnowledgePage{}, false, err
@@ -634,7 +649,7 @@ func (s *InMemoryKnowledgeStore) search(ctx context.Context, query string, limit
 		return nil, err
 	}
 	if !utf8.ValidString(query) {
-		return nil, fmt.Errorf("query %q is not valid UTF-8: %w", query, ErrInvalidArgument)
+		return nil, fmt.Errorf("kgmem: search: query %s is not valid UTF-8: %w", quote.Value(query), ErrInvalidArgument)
 	}
 	terms := uniqueTerms(Tokenize(query))
 	if len(terms) == 0 {

@@ -232,6 +232,7 @@ func TestStoreValidation(t *testing.T) {
 		page        KnowledgePage
 	}{
 		{"empty id", "ID", KnowledgePage{Content: "x"}},
+		{"blank id", "only white space", KnowledgePage{ID: " \u3000", Content: "x"}},
 		{"id", "ID", KnowledgePage{ID: bad, Content: "x"}},
 		{"title", "title", KnowledgePage{ID: "p", Title: bad}},
 		{"content", "content", KnowledgePage{ID: "p", Content: bad}},

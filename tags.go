@@ -100,9 +100,9 @@ func (g *InMemoryGraph) unindexTags(s int32, tags []string) {
 // how many it kept. Tags are trimmed, lower-cased, de-duplicated keeping the
 // first occurrence, emptied ones dropped, then cut to MaxTagsPerEntity. It
 // returns an error wrapping ErrNotFound for an unknown entity and one wrapping
-// ErrInvalidArgument for an empty, over-long or invalid ID or a tag, kept or
-// not, that is not valid UTF-8 or is longer than MaxTagBytes once
-// normalised; on error nothing changes.
+// ErrInvalidArgument for an empty, whitespace-only, over-long or invalid ID
+// or a tag, kept or not, that is not valid UTF-8 or is longer than
+// MaxTagBytes once normalised; on error nothing changes.
 func (g *InMemoryGraph) SetEntityTags(ctx context.Context, id string, tags []string) (int, error) {
 	m := &mutation{Op: opSetTags, ID: id, Tags: tags}
 	if err := g.apply(ctx, m); err != nil {

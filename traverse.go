@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/kgmem/kgmem/internal/quote"
 )
 
@@ -25,9 +26,11 @@ type Neighborhood interface {
 	// Neighbors calls visit once for every relation that touches one of ids
 	// and may be walked away from it in direction dir, restricted to the
 	// given types when types is not empty: from is the index in ids of the
-	// entity the relation is walked from, r the relation as stored. ids holds
-	// no duplicates. Under Both, a relation between two entities of ids is
-	// reported once for each. Neighbors must not call visit after it returns.
+	// entity the relation is walked from, r the relation as stored (a
+	// Weight of 0 is read as 1, unweighted, as every backend stores it).
+	// ids holds no duplicates. Under Both, a relation between two entities
+	// of ids is reported once for each, and a self-loop once. Neighbors
+	// must not call visit after it returns.
 	Neighbors(ctx context.Context, ids []string, dir Direction, types []string, visit func(from int, r Relation)) error
 	// Entities returns the entities with the given IDs, in the same order.
 	// An ID without an entity makes it return an error wrapping ErrNotFound.
@@ -42,14 +45,17 @@ func TraverseRelated(ctx context.Context, n Neighborhood, start string, opts Tra
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := validateTraverse(&opts); err != nil {
+	if err := prepareTraverse(&opts); err != nil {
+		return nil, err
+	}
+	if err := checkID("start entity", start); err != nil {
 		return nil, err
 	}
 	if _, err := n.Entities(ctx, []string{start}); err != nil {
-		return nil, fmt.Errorf("kgmem: related to entity %s: %w", quote.Value(start), err)
-	}
-	if opts.Depth == 0 {
-		return nil, nil
+		if errors.Is(err, ErrNotFound) {
+			return nil, relatedNotFound(start)
+		}
+		return nil, errmsg.Wrapf(err, "kgmem: related to entity %s", quote.Value(start))
 	}
 	st := newNeighborStep(n, opts.RelationTypes)
 	return getRelated(ctx, st, new(traversal), st.intern(start), opts)
@@ -71,11 +77,16 @@ func TraversePaths(ctx context.Context, n Neighborhood, sourceID, targetID strin
 	if err := validatePathOptions(&opts); err != nil {
 		return PathResult{}, err
 	}
-	if _, err := n.Entities(ctx, []string{sourceID}); err != nil {
-		return PathResult{}, fmt.Errorf("kgmem: find paths: source entity %s: %w", quote.Value(sourceID), err)
+	if err := checkPathEnds(sourceID, targetID); err != nil {
+		return PathResult{}, err
 	}
-	if _, err := n.Entities(ctx, []string{targetID}); err != nil {
-		return PathResult{}, fmt.Errorf("kgmem: find paths: target entity %s: %w", quote.Value(targetID), err)
+	for _, end := range [2]struct{ what, id string }{{"source", sourceID}, {"target", targetID}} {
+		if _, err := n.Entities(ctx, []string{end.id}); err != nil {
+			if errors.Is(err, ErrNotFound) {
+				return PathResult{}, pathEndNotFound(end.what, end.id)
+			}
+			return PathResult{}, errmsg.Wrapf(err, "kgmem: find paths: %s entity %s", end.what, quote.Value(end.id))
+		}
 	}
 	if sourceID == targetID {
 		return PathResult{Paths: []Path{{EntityIDs: []string{sourceID}, Score: 1}}}, nil
@@ -155,14 +166,15 @@ func (s *neighborStep) expand(ctx context.Context, frontier []int32, dir Directi
 		case dir != Outgoing && r.TargetID == at:
 			to = r.SourceID
 		default:
-			bad = fmt.Errorf("kgmem: neighborhood reported relation %s -[%s]-> %s for entity %s walking %v: %w",
-				quote.Value(r.SourceID), quote.Value(r.Type), quote.Value(r.TargetID), quote.Value(at), dir, ErrInvalidArgument)
+			bad = fmt.Errorf("kgmem: neighborhood reported relation %s for entity %s walking %v: %w",
+				describeKey(r.SourceID, r.Type, r.TargetID), quote.Value(at), dir, ErrInvalidArgument)
 			return
 		}
+		r.Weight = storedWeight(r.Weight)
 		if math.IsNaN(r.Weight) || r.Weight < 0 || r.Weight > 1 ||
 			(len(s.types) > 0 && !slices.Contains(s.types, r.Type)) {
-			bad = fmt.Errorf("kgmem: neighborhood reported relation %s -[%s]-> %s with weight %v outside the request: %w",
-				quote.Value(r.SourceID), quote.Value(r.Type), quote.Value(r.TargetID), r.Weight, ErrInvalidArgument)
+			bad = fmt.Errorf("kgmem: neighborhood reported relation %s with weight %v outside the request: %w",
+				describeKey(r.SourceID, r.Type, r.TargetID), r.Weight, ErrInvalidArgument)
 			return
 		}
 		if scanned == limit {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/kgmem/kgmem/internal/quote"
 )
 
 // Subgraph is a piece of an agent's memory to draw with WriteDOT or
@@ -370,10 +372,10 @@ func prepare(sg Subgraph, opts VisualOptions) (*drawing, error) {
 		d.rankDir = "LR"
 	case "LR", "RL", "TB", "BT":
 	default:
-		return nil, fmt.Errorf("kgmem: draw: rank direction %q is not LR, RL, TB or BT: %w", opts.RankDir, ErrInvalidArgument)
+		return nil, fmt.Errorf("kgmem: draw: rank direction %s is not LR, RL, TB or BT: %w", quote.Value(opts.RankDir), ErrInvalidArgument)
 	}
 	if !utf8.ValidString(opts.FontName) {
-		return nil, fmt.Errorf("kgmem: draw: font name %q is not valid UTF-8: %w", opts.FontName, ErrInvalidArgument)
+		return nil, fmt.Errorf("kgmem: draw: font name %s is not valid UTF-8: %w", quote.Value(opts.FontName), ErrInvalidArgument)
 	}
 
 	entities := make(map[string]Entity, len(sg.Entities))
@@ -399,14 +401,14 @@ func prepare(sg Subgraph, opts VisualOptions) (*drawing, error) {
 		if err := checkRelation(r); err != nil {
 			return nil, err
 		}
-		if w, ok := relations[r.Key()]; !ok || r.Weight > w {
-			relations[r.Key()] = r.Weight
+		if w, ok := relations[r.Key()]; !ok || storedWeight(r.Weight) > w {
+			relations[r.Key()] = storedWeight(r.Weight) // 0 is unweighted, as in the graph
 		}
 	}
 	citations := make(map[Citation]struct{}, len(sg.Citations))
 	for _, c := range sg.Citations {
 		if !utf8.ValidString(c.EntityID) || !utf8.ValidString(c.PageID) {
-			return nil, fmt.Errorf("kgmem: draw: citation %q -> page %q is not valid UTF-8: %w", c.EntityID, c.PageID, ErrInvalidArgument)
+			return nil, fmt.Errorf("kgmem: draw: citation %s -> page %s is not valid UTF-8: %w", quote.Value(c.EntityID), quote.Value(c.PageID), ErrInvalidArgument)
 		}
 		citations[c] = struct{}{}
 	}
@@ -481,7 +483,7 @@ func (d *drawing) highlight(p Path, entityIdx map[string]int, relEdge map[Relati
 	for i, id := range p.EntityIDs {
 		n, ok := entityIdx[id]
 		if !ok {
-			return fmt.Errorf("kgmem: draw: highlighted entity %q is not in the subgraph: %w", id, ErrInvalidArgument)
+			return fmt.Errorf("kgmem: draw: highlighted entity %s is not in the subgraph: %w", quote.Value(id), ErrInvalidArgument)
 		}
 		d.nodes[n].highlight = true
 		if i == 0 {
@@ -490,13 +492,13 @@ func (d *drawing) highlight(p Path, entityIdx map[string]int, relEdge map[Relati
 		r := p.Relations[i-1]
 		prev := p.EntityIDs[i-1]
 		if (r.SourceID != prev || r.TargetID != id) && (r.SourceID != id || r.TargetID != prev) {
-			return fmt.Errorf("kgmem: draw: highlighted relation %q -[%s]-> %q does not join %q and %q: %w",
-				r.SourceID, r.Type, r.TargetID, prev, id, ErrInvalidArgument)
+			return fmt.Errorf("kgmem: draw: highlighted relation %s does not join %s and %s: %w",
+				describeKey(r.SourceID, r.Type, r.TargetID), quote.Value(prev), quote.Value(id), ErrInvalidArgument)
 		}
 		e, ok := relEdge[r.Key()]
 		if !ok {
-			return fmt.Errorf("kgmem: draw: highlighted relation %q -[%s]-> %q is not in the subgraph: %w",
-				r.SourceID, r.Type, r.TargetID, ErrInvalidArgument)
+			return fmt.Errorf("kgmem: draw: highlighted relation %s is not in the subgraph: %w",
+				describeKey(r.SourceID, r.Type, r.TargetID), ErrInvalidArgument)
 		}
 		d.edges[e].highlight = true
 	}
@@ -506,7 +508,7 @@ func (d *drawing) highlight(p Path, entityIdx map[string]int, relEdge map[Relati
 func checkDrawn(what, id string, fields ...string) error {
 	for _, s := range fields {
 		if !utf8.ValidString(s) {
-			return fmt.Errorf("kgmem: draw: %s %q: %q is not valid UTF-8: %w", what, id, s, ErrInvalidArgument)
+			return fmt.Errorf("kgmem: draw: %s %s: %s is not valid UTF-8: %w", what, quote.Value(id), quote.Value(s), ErrInvalidArgument)
 		}
 	}
 	if id == "" {
@@ -517,13 +519,13 @@ func checkDrawn(what, id string, fields ...string) error {
 
 func checkRelation(r Relation) error {
 	if !utf8.ValidString(r.SourceID) || !utf8.ValidString(r.TargetID) || !utf8.ValidString(r.Type) {
-		return fmt.Errorf("kgmem: draw: relation %q -[%q]-> %q is not valid UTF-8: %w", r.SourceID, r.Type, r.TargetID, ErrInvalidArgument)
+		return fmt.Errorf("kgmem: draw: relation %s is not valid UTF-8: %w", describeKey(r.SourceID, r.Type, r.TargetID), ErrInvalidArgument)
 	}
 	if r.Type == "" {
-		return fmt.Errorf("kgmem: draw: relation %q -> %q has an empty type: %w", r.SourceID, r.TargetID, ErrInvalidArgument)
+		return fmt.Errorf("kgmem: draw: relation %s -> %s has an empty type: %w", quote.Value(r.SourceID), quote.Value(r.TargetID), ErrInvalidArgument)
 	}
 	if math.IsNaN(r.Weight) || math.IsInf(r.Weight, 0) {
-		return fmt.Errorf("kgmem: draw: relation %q -[%s]-> %q: weight %v: %w", r.SourceID, r.Type, r.TargetID, r.Weight, ErrInvalidArgument)
+		return fmt.Errorf("kgmem: draw: relation %s: weight %v: %w", describeKey(r.SourceID, r.Type, r.TargetID), r.Weight, ErrInvalidArgument)
 	}
 	return nil
 }

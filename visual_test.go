@@ -538,7 +538,7 @@ var trickyNodes = []struct{ id, label string }{
 var trickyEdges = []struct{ from, to, label string }{
 	{"a -> b", `\N`, "依赖 0.333"},
 	{"emoji", "emoji", "self 0.5"},
-	{"graph", "end", "edge 0"},
+	{"graph", "end", "edge 1"}, // a zero weight is unweighted, drawn as 1 as the graph stores it
 	{"html", "graph", "<x>|;# 0.75"},
 	{"multi\nline", "emoji", "a->b 0.25"},
 	{"person:张三", `back\slash\`, `uses "tool" 1`},

@@ -21,7 +21,13 @@
 //     string, weights that are NaN, infinite or outside [0,1] wrap
 //     [kgmem.ErrInvalidArgument]; relations to missing entities and removal
 //     of absent objects wrap [kgmem.ErrNotFound]; each message names the
-//     offending value, and a rejected write leaves the graph as it was;
+//     offending value, names its package once and says its sentinel once,
+//     at the end ([CheckErrorMessage]), and a rejected write leaves the
+//     graph as it was;
+//   - IDs: an empty, whitespace-only or invalid entity ID or relation type
+//     is [kgmem.ErrInvalidArgument] in every method that takes one, reads
+//     (GetEntity, GetRelated, FindPaths) as well as writes;
+//   - a zero relation weight is stored, returned and walked as 1;
 //   - length limits: an ID, name, type, alias or tag one byte over its
 //     limit ([kgmem.MaxIDBytes], [kgmem.MaxNameBytes], [kgmem.MaxTypeBytes],
 //     [kgmem.MaxTagBytes]) or a hundred kilobytes over it wraps
@@ -31,14 +37,19 @@
 //     traversed and removed like any other; reads with longer values find
 //     nothing and do not fail;
 //   - upsert, cascade and replace semantics of AddEntity, RemoveEntity and
-//     AddRelation;
+//     AddRelation; self-loops are stored, removed and never returned by
+//     GetRelated or on a FindPaths path;
 //   - returned values are copies, and inputs are copied on write;
-//   - GetRelated: option validation, fewest hops, best score, tie-breaking by
-//     path and relation key, ordering, directions, type filters, weight decay,
-//     MaxNodesPerHop, Limit, and agreement with a brute-force reference on
-//     random graphs;
+//   - GetRelated: option validation, Depth 0 as one hop, fewest hops, best
+//     score, tie-breaking by path and relation key, ordering, directions,
+//     type filters, weight decay, MaxNodesPerHop, Limit, and agreement with
+//     a brute-force reference on random graphs;
+//   - FindPaths: the zero options (4 hops, 3 paths), ordering, ErrNoPath,
+//     and agreement with exhaustive enumeration ([ReferencePaths]);
 //   - tag normalisation, the tag index, FindTags and EntityCountByTag;
 //   - FindByKeywords matching and ordering;
+//   - FindByName, for a graph that implements [kgmem.NameFinder]: match
+//     keys, ordering, copies and errors (skipped otherwise);
 //   - an already-cancelled context fails every method with
 //     [context.Canceled] and leaves the graph unchanged.
 //

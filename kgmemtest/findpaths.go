@@ -14,9 +14,10 @@ import (
 )
 
 // runFindPaths holds the FindPaths part of the contract: simple paths within
-// MaxHops by direction and type filters, the MaxPaths best of them, parallel
-// relations as distinct paths, ErrNoPath, ErrNotFound for unknown endpoints,
-// the zero-hop path from an entity to itself, and cancellation.
+// MaxHops (0 meaning 4) by direction and type filters, the MaxPaths best of
+// them (0 meaning 3), parallel relations as distinct paths, ErrNoPath,
+// ErrNotFound for unknown endpoints, the zero-hop path from an entity to
+// itself, and cancellation.
 func runFindPaths(t *testing.T, newGraph func(t *testing.T) kgmem.KnowledgeGraph) {
 	t.Run("FindPaths", func(t *testing.T) {
 		for _, c := range findPathsChecks() {
@@ -28,12 +29,14 @@ func runFindPaths(t *testing.T, newGraph func(t *testing.T) kgmem.KnowledgeGraph
 // CheckPath reports, with t.Errorf, every way in which p breaks the
 // invariants of a FindPaths answer from source to target under opts: it
 // starts at source and ends at target, repeats no entity, has at most
-// opts.MaxHops relations and len(Relations) == len(EntityIDs)-1, each
+// opts.MaxHops relations (MaxHops 0 meaning 4) and
+// len(Relations) == len(EntityIDs)-1, each
 // relation joins consecutive entities in a direction opts.Direction allows
 // and has a type opts.RelationTypes allows, and Score is the product of the
 // weights multiplied from the source outwards.
 func CheckPath(t testing.TB, source, target string, opts kgmem.PathOptions, p kgmem.Path) {
 	t.Helper()
+	opts = withPathDefaults(opts)
 	desc := strings.Join(p.EntityIDs, " ")
 	if len(p.EntityIDs) == 0 || p.EntityIDs[0] != source || p.EntityIDs[len(p.EntityIDs)-1] != target {
 		t.Errorf("path %q does not run from %q to %q", desc, source, target)
@@ -94,12 +97,15 @@ func comparePaths(a, b kgmem.Path) int {
 
 // ReferencePaths is FindPaths by exhaustive enumeration, for comparing
 // implementations on small graphs: every simple path of at most
-// opts.MaxHops relations from src to dst over the plain list of relations,
-// walking opts.Direction and opts.RelationTypes, sorted in FindPaths' order
-// (score descending, fewer hops, entity IDs, relation keys). It ignores
-// MaxPaths and MaxNodesPerHop; cut the result to the k you asked for.
-// Its cost is exponential in MaxHops.
+// opts.MaxHops relations (0 meaning 4) from src to dst over the plain list
+// of relations, each counted as stored (a zero weight as 1), walking
+// opts.Direction and opts.RelationTypes, sorted in FindPaths' order (score
+// descending, fewer hops, entity IDs, relation keys). It ignores MaxPaths
+// and MaxNodesPerHop; cut the result to the k you asked for. Its cost is
+// exponential in MaxHops.
 func ReferencePaths(rels []kgmem.Relation, src, dst string, opts kgmem.PathOptions) []kgmem.Path {
+	opts = withPathDefaults(opts)
+	rels = storedAll(rels)
 	if src == dst {
 		return []kgmem.Path{{EntityIDs: []string{src}, Score: 1}}
 	}
@@ -135,6 +141,18 @@ func ReferencePaths(rels []kgmem.Relation, src, dst string, opts kgmem.PathOptio
 	walk([]string{src}, nil, 1)
 	slices.SortFunc(out, comparePaths)
 	return out
+}
+
+// withPathDefaults returns opts with the documented defaults of its zero
+// fields: MaxHops 4, MaxPaths 3.
+func withPathDefaults(opts kgmem.PathOptions) kgmem.PathOptions {
+	if opts.MaxHops == 0 {
+		opts.MaxHops = 4
+	}
+	if opts.MaxPaths == 0 {
+		opts.MaxPaths = 3
+	}
+	return opts
 }
 
 func describePaths(ps []kgmem.Path) string {
@@ -175,6 +193,38 @@ func findPathsChecks() []check {
 				res := findPaths(t, g, "a", "a", kgmem.PathOptions{MaxHops: hops})
 				requirePaths(t, "a to itself", []kgmem.Path{{EntityIDs: []string{"a"}, Score: 1}}, res.Paths)
 			}
+		}},
+		{"ZeroOptions", func(t *testing.T, g kgmem.KnowledgeGraph) {
+			// The zero PathOptions: up to 4 hops, outgoing, the 3 best.
+			stored := build(t, g, rel("a", "b", "r", 1), rel("b", "c", "r", 0.5), rel("c", "d", "r", 1),
+				rel("d", "e", "r", 1), rel("e", "f", "r", 1), rel("f", "g", "r", 1), rel("a", "c", "s", 0.25))
+			res := findPaths(t, g, "a", "b", kgmem.PathOptions{})
+			requirePaths(t, "directly connected, zero options", ReferencePaths(valuesOf(stored), "a", "b", kgmem.PathOptions{MaxHops: 1}), res.Paths)
+			res = findPaths(t, g, "a", "e", kgmem.PathOptions{})
+			requirePaths(t, "four hops, zero options", ReferencePaths(valuesOf(stored), "a", "e", kgmem.PathOptions{MaxHops: 4}), res.Paths)
+			if len(res.Paths) != 2 {
+				t.Fatalf("a to e: %d paths, want 2", len(res.Paths))
+			}
+			res = findPaths(t, g, "a", "f", kgmem.PathOptions{})
+			requirePaths(t, "a to f, zero options", ReferencePaths(valuesOf(stored), "a", "f", kgmem.PathOptions{MaxHops: 4}), res.Paths)
+			_, err := g.FindPaths(t.Context(), "a", "g", kgmem.PathOptions{})
+			requireErr(t, "five hops with zero options", err, kgmem.ErrNoPath, "4 hops")
+			_, err = g.FindPaths(t.Context(), "b", "a", kgmem.PathOptions{})
+			requireErr(t, "against the arrows with zero options", err, kgmem.ErrNoPath)
+		}},
+		{"SelfLoops", func(t *testing.T, g kgmem.KnowledgeGraph) {
+			// A self-loop never lies on a simple path.
+			stored := build(t, g, rel("a", "a", "r", 1), rel("a", "b", "r", 0.5), rel("b", "b", "r", 1), rel("b", "c", "r", 1))
+			for _, dir := range []kgmem.Direction{kgmem.Outgoing, kgmem.Both} {
+				opts := kgmem.PathOptions{MaxHops: 3, Direction: dir, MaxPaths: 10}
+				res := findPaths(t, g, "a", "c", opts)
+				requirePaths(t, "a to c past self-loops", ReferencePaths(valuesOf(stored), "a", "c", opts), res.Paths)
+				if len(res.Paths) != 1 || res.Paths[0].Hops() != 2 {
+					t.Fatalf("walking %v: paths %s, want a b c only", dir, describePaths(res.Paths))
+				}
+			}
+			res := findPaths(t, g, "a", "a", kgmem.PathOptions{Direction: kgmem.Both})
+			requirePaths(t, "a to itself with a self-loop", []kgmem.Path{{EntityIDs: []string{"a"}, Score: 1}}, res.Paths)
 		}},
 		{"BestFirst", func(t *testing.T, g kgmem.KnowledgeGraph) {
 			// a→b→d scores 0.5·1, a→c→d 0.9·0.9, a→d 0.3, a→b→c→d 0.5·1·0.9.
@@ -238,8 +288,8 @@ func findPathsChecks() []check {
 			}{
 				{"a", "lonely", kgmem.PathOptions{MaxHops: 5, Direction: kgmem.Both}},
 				{"a", "c", kgmem.PathOptions{MaxHops: 1}},
-				{"a", "c", kgmem.PathOptions{MaxHops: 0}},
 				{"c", "a", kgmem.PathOptions{MaxHops: 4}},
+				{"c", "a", kgmem.PathOptions{}},
 			} {
 				res, err := g.FindPaths(t.Context(), tc.src, tc.dst, tc.opts)
 				requireErr(t, fmt.Sprintf("FindPaths(%q, %q, %+v)", tc.src, tc.dst, tc.opts), err, kgmem.ErrNoPath,

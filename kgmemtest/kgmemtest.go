@@ -30,6 +30,7 @@ func Run(t *testing.T, newGraph func(t *testing.T) kgmem.KnowledgeGraph) {
 		{"GetRelated", relatedChecks()},
 		{"Tags", tagChecks()},
 		{"FindByKeywords", keywordChecks()},
+		{"FindByName", nameChecks()},
 		{"Cancel", cancelChecks()},
 	}
 	for _, s := range sections {
@@ -60,10 +61,12 @@ type check struct {
 // CheckRelated reports, with t.Errorf, every way in which got breaks the
 // invariants of a GetRelated answer for start and opts: each result's Path
 // runs from start to the result's entity without repeating an entity, has
-// between 1 and opts.Depth hops and len(Relations) == len(Path)-1;
+// between 1 and opts.Depth hops (Depth 0 meaning 1) and
+// len(Relations) == len(Path)-1;
 // Relations[i] joins Path[i] and Path[i+1] in a direction opts.Direction
 // allows and has a type opts.RelationTypes allows; Score is the product of
-// the relations' weights, multiplied from the start outwards; the start is
+// the relations' weights, multiplied from the start outwards, and every
+// weight lies in (0,1] (a zero weight is stored as 1); the start is
 // absent and no entity appears twice; results are ordered by score
 // descending, then hops ascending, then ID ascending; and there are at most
 // opts.Limit of them when Limit is positive.
@@ -72,8 +75,8 @@ type check struct {
 // answer for that, for example with RequireSameRelated.
 func CheckRelated(t testing.TB, start string, opts kgmem.TraverseOptions, got []kgmem.ScoredEntity) {
 	t.Helper()
-	if opts.Depth == 0 && len(got) > 0 {
-		t.Errorf("GetRelated(%q, Depth 0) returned %d results, want none", start, len(got))
+	if opts.Depth == 0 {
+		opts.Depth = 1
 	}
 	if opts.Limit > 0 && len(got) > opts.Limit {
 		t.Errorf("GetRelated(%q, Limit %d) returned %d results", start, opts.Limit, len(got))
@@ -95,7 +98,7 @@ func CheckRelated(t testing.TB, start string, opts kgmem.TraverseOptions, got []
 		if s.Path[0] != start || s.Path[len(s.Path)-1] != id {
 			t.Errorf("result %d (%q): path %q does not run from %q to %q", i, id, s.Path, start, id)
 		}
-		if hops := len(s.Path) - 1; opts.Depth > 0 && hops > opts.Depth {
+		if hops := len(s.Path) - 1; hops > opts.Depth {
 			t.Errorf("result %d (%q): %d hops exceeds Depth %d", i, id, hops, opts.Depth)
 		}
 		onPath := make(map[string]bool, len(s.Path))
@@ -117,6 +120,9 @@ func CheckRelated(t testing.TB, start string, opts kgmem.TraverseOptions, got []
 			}
 			if len(opts.RelationTypes) > 0 && !slices.Contains(opts.RelationTypes, r.Type) {
 				t.Errorf("result %d (%q): relation %d has type %q outside the filter %q", i, id, j, r.Type, opts.RelationTypes)
+			}
+			if !(r.Weight > 0 && r.Weight <= 1) {
+				t.Errorf("result %d (%q): relation %d has weight %v outside (0,1]", i, id, j, r.Weight)
 			}
 			score *= r.Weight
 		}
@@ -342,10 +348,38 @@ func requireErr(t testing.TB, what string, err, target error, parts ...string) {
 	if !errors.Is(err, target) {
 		t.Fatalf("%s: error %q does not wrap %v", what, err, target)
 	}
+	CheckErrorMessage(t, err, target)
 	for _, p := range parts {
 		if !strings.Contains(err.Error(), p) {
 			t.Fatalf("%s: error %q does not name %q", what, err, p)
 		}
+	}
+}
+
+// CheckErrorMessage reports, with t.Errorf, every way in which the message
+// of err, which wraps sentinel, breaks kgmem's rules for error text: it
+// names its package once, as a prefix ("kgmem: …" or the backend's own,
+// such as "pgraph: …", never "kgmem: …: kgmem: …" nor one package's
+// prefix after another's), and it says the sentinel's text once, at the
+// end ("…: not found"). Values quoted in the message must not contain the
+// sentinel's text or a package prefix for the check to be meaningful.
+func CheckErrorMessage(t testing.TB, err, sentinel error) {
+	t.Helper()
+	msg := err.Error()
+	i := strings.Index(msg, ": ")
+	if i <= 0 || strings.ContainsAny(msg[:i], " \"") {
+		t.Errorf("error %q does not start with a package prefix such as \"kgmem: \"", msg)
+		return
+	}
+	prefix := msg[:i+2]
+	for _, p := range []string{prefix, "kgmem: ", "pgraph: "} {
+		if n := strings.Count(msg, p); n > 1 || (n == 1 && p != prefix) {
+			t.Errorf("error %q names a package twice (%q)", msg, p)
+		}
+	}
+	text := sentinel.Error()
+	if n := strings.Count(msg, text); n != 1 || !strings.HasSuffix(msg, ": "+text) {
+		t.Errorf("error %q says %q %d times, want once, at the end", msg, text, n)
 	}
 }
 
@@ -354,8 +388,18 @@ func rel(src, dst, typ string, w float64) kgmem.Relation {
 	return kgmem.Relation{SourceID: src, TargetID: dst, Type: typ, Weight: w}
 }
 
+// asStored returns r as every backend stores it: a zero Weight (unweighted)
+// becomes 1.
+func asStored(r kgmem.Relation) kgmem.Relation {
+	if r.Weight == 0 {
+		r.Weight = 1
+	}
+	return r
+}
+
 // build adds an entity for every endpoint of rels, in order of first
-// appearance, then the relations in order. It returns the relations by key.
+// appearance, then the relations in order. It returns the relations by key,
+// as stored (see asStored).
 func build(t testing.TB, g kgmem.KnowledgeGraph, rels ...kgmem.Relation) map[kgmem.RelationKey]kgmem.Relation {
 	t.Helper()
 	seen := map[string]bool{}
@@ -370,7 +414,7 @@ func build(t testing.TB, g kgmem.KnowledgeGraph, rels ...kgmem.Relation) map[kgm
 	byKey := make(map[kgmem.RelationKey]kgmem.Relation, len(rels))
 	for _, r := range rels {
 		addRelation(t, g, r)
-		byKey[r.Key()] = r
+		byKey[r.Key()] = asStored(r)
 	}
 	return byKey
 }
@@ -737,9 +781,77 @@ func rejectedOthers() []rejected {
 	}
 }
 
+// badIDs are IDs every method rejects with ErrInvalidArgument, by name.
+var badIDs = []struct{ name, id string }{
+	{"Empty", ""}, {"Space", " "}, {"WhiteSpace", " \t\n\r"}, {"IdeographicSpace", "\u3000"},
+	{"NoBreakSpace", "\u00a0"}, {"InvalidUTF8", "\xff"},
+}
+
+// rejectedIDs are calls of every method that takes an entity ID or a
+// relation key, with an ID that is empty, only white space or not valid
+// UTF-8: reads and writes alike return ErrInvalidArgument.
+func rejectedIDs() []rejected {
+	var out []rejected
+	add := func(name string, call func(ctx context.Context, g kgmem.KnowledgeGraph) error) {
+		out = append(out, rejected{name: name, write: call, target: kgmem.ErrInvalidArgument})
+	}
+	for _, b := range badIDs {
+		id := b.id
+		add("AddEntity/"+b.name+"ID", func(ctx context.Context, g kgmem.KnowledgeGraph) error {
+			return g.AddEntity(ctx, kgmem.Entity{ID: id, Name: "Nobody"})
+		})
+		add("GetEntity/"+b.name+"ID", func(ctx context.Context, g kgmem.KnowledgeGraph) error {
+			_, ok, err := g.GetEntity(ctx, id)
+			if ok {
+				return errors.New("found an entity")
+			}
+			return err
+		})
+		add("RemoveEntity/"+b.name+"ID", func(ctx context.Context, g kgmem.KnowledgeGraph) error {
+			return g.RemoveEntity(ctx, id)
+		})
+		add("SetEntityTags/"+b.name+"ID", func(ctx context.Context, g kgmem.KnowledgeGraph) error {
+			_, err := g.SetEntityTags(ctx, id, []string{"new"})
+			return err
+		})
+		add("GetRelated/"+b.name+"ID", func(ctx context.Context, g kgmem.KnowledgeGraph) error {
+			_, err := g.GetRelated(ctx, id, kgmem.TraverseOptions{})
+			return err
+		})
+		add("FindPaths/"+b.name+"Source", func(ctx context.Context, g kgmem.KnowledgeGraph) error {
+			_, err := g.FindPaths(ctx, id, alice, kgmem.PathOptions{})
+			return err
+		})
+		add("FindPaths/"+b.name+"Target", func(ctx context.Context, g kgmem.KnowledgeGraph) error {
+			_, err := g.FindPaths(ctx, alice, id, kgmem.PathOptions{})
+			return err
+		})
+		add("FindPaths/"+b.name+"Both", func(ctx context.Context, g kgmem.KnowledgeGraph) error {
+			_, err := g.FindPaths(ctx, id, id, kgmem.PathOptions{})
+			return err
+		})
+		for j, key := range []kgmem.RelationKey{
+			{SourceID: id, TargetID: bob, Type: "knows"}, {SourceID: alice, TargetID: id, Type: "knows"}, {SourceID: alice, TargetID: bob, Type: id},
+		} {
+			part := [...]string{"Source", "Target", "Type"}[j]
+			add("AddRelation/"+b.name+part, func(ctx context.Context, g kgmem.KnowledgeGraph) error {
+				return g.AddRelation(ctx, kgmem.Relation{SourceID: key.SourceID, TargetID: key.TargetID, Type: key.Type})
+			})
+			add("RemoveRelation/"+b.name+part, func(ctx context.Context, g kgmem.KnowledgeGraph) error {
+				return g.RemoveRelation(ctx, key.SourceID, key.TargetID, key.Type)
+			})
+		}
+		add("GetRelated/"+b.name+"TypeFilter", func(ctx context.Context, g kgmem.KnowledgeGraph) error {
+			_, err := g.GetRelated(ctx, alice, kgmem.TraverseOptions{RelationTypes: []string{"knows", id}})
+			return err
+		})
+	}
+	return out
+}
+
 func validationChecks() []check {
 	var checks []check
-	for _, r := range slices.Concat(rejectedEntities(), rejectedRelations(), rejectedOthers()) {
+	for _, r := range slices.Concat(rejectedEntities(), rejectedRelations(), rejectedOthers(), rejectedIDs()) {
 		checks = append(checks, check{r.name, func(t *testing.T, g kgmem.KnowledgeGraph) {
 			before := addFixture(t, g)
 			err := r.write(t.Context(), g)
@@ -747,12 +859,29 @@ func validationChecks() []check {
 			requireSameState(t, "the rejected write", before, fixtureSnapshot(t, g))
 		}})
 	}
-	checks = append(checks, check{"WeightBoundsAccepted", func(t *testing.T, g kgmem.KnowledgeGraph) {
-		stored := build(t, g, rel("a", "b", "t", 0), rel("a", "c", "t", 1), rel("c", "d", "t", 1))
+	checks = append(checks, check{"ZeroWeightIsUnweighted", func(t *testing.T, g kgmem.KnowledgeGraph) {
+		// A zero weight, and -0, are stored as 1: the relation counts in
+		// full, and reads return it with weight 1.
+		stored := build(t, g, rel("a", "b", "t", 0), rel("a", "c", "t", 1), rel("c", "d", "t", math.Copysign(0, -1)),
+			rel("a", "e", "t", math.SmallestNonzeroFloat64))
+		for _, k := range []string{"a>b:t", "c>d:t"} {
+			if w := stored[parseKey(k)].Weight; w != 1 || math.Signbit(w) {
+				t.Fatalf("relation %s stored with weight %v, want 1", k, w)
+			}
+		}
 		requireRelated(t, g, stored, "a", kgmem.TraverseOptions{Depth: 2},
+			hit{"a b", 1, []string{"a>b:t"}},
 			hit{"a c", 1, []string{"a>c:t"}},
 			hit{"a c d", 1, []string{"a>c:t", "c>d:t"}},
-			hit{"a b", 0, []string{"a>b:t"}},
+			hit{"a e", math.SmallestNonzeroFloat64, []string{"a>e:t"}},
+		)
+		// Replacing a weighted relation with an unweighted one stores 1.
+		addRelation(t, g, rel("a", "e", "t", 0))
+		stored[parseKey("a>e:t")] = asStored(rel("a", "e", "t", 0))
+		requireRelated(t, g, stored, "a", kgmem.TraverseOptions{},
+			hit{"a b", 1, []string{"a>b:t"}},
+			hit{"a c", 1, []string{"a>c:t"}},
+			hit{"a e", 1, []string{"a>e:t"}},
 		)
 	}})
 	checks = append(checks, check{"GetEntityAbsent", func(t *testing.T, g kgmem.KnowledgeGraph) {
@@ -1030,7 +1159,7 @@ func checkRandomHistory(t *testing.T, g kgmem.KnowledgeGraph) {
 				want = kgmem.ErrNotFound
 				break
 			}
-			rels[r.Key()] = r
+			rels[r.Key()] = asStored(r)
 		case op < 9:
 			k := kgmem.RelationKey{SourceID: pick(ids), TargetID: pick(ids), Type: pick(types)}
 			if len(rels) > 0 && rng.IntN(2) == 0 {
@@ -1291,11 +1420,34 @@ func relatedChecks() []check {
 				requireRelated(t, g, nil, "a", kgmem.TraverseOptions{Depth: 4, Direction: dir})
 			}
 		}},
-		{"DepthZero", func(t *testing.T, g kgmem.KnowledgeGraph) {
-			stored := build(t, g, rel("a", "b", "t", 1), rel("b", "a", "t", 1))
+		{"DepthZeroIsOneHop", func(t *testing.T, g kgmem.KnowledgeGraph) {
+			// The zero value walks one hop, outgoing.
+			stored := build(t, g, rel("a", "b", "t", 1), rel("b", "c", "t", 1), rel("d", "a", "t", 0.5))
+			requireRelated(t, g, stored, "a", kgmem.TraverseOptions{}, hit{"a b", 1, []string{"a>b:t"}})
+			requireRelated(t, g, stored, "a", kgmem.TraverseOptions{Direction: kgmem.Incoming}, hit{"a d", 0.5, []string{"d>a:t"}})
+			requireRelated(t, g, stored, "a", kgmem.TraverseOptions{Direction: kgmem.Both, Limit: 3, MaxNodesPerHop: 1},
+				hit{"a b", 1, []string{"a>b:t"}})
+			requireRelated(t, g, stored, "a", kgmem.TraverseOptions{Depth: 1}, hit{"a b", 1, []string{"a>b:t"}})
+		}},
+		{"SelfLoops", func(t *testing.T, g kgmem.KnowledgeGraph) {
+			// A self-loop is stored and removed like any relation; it never
+			// makes its entity a result, whatever the direction.
+			stored := build(t, g, rel("a", "a", "self", 0.5), rel("a", "b", "t", 1), rel("b", "b", "self", 1))
 			for _, dir := range []kgmem.Direction{kgmem.Outgoing, kgmem.Incoming, kgmem.Both} {
-				requireRelated(t, g, stored, "a", kgmem.TraverseOptions{Direction: dir, Limit: 3, MaxNodesPerHop: 1})
+				opts := kgmem.TraverseOptions{Depth: 3, Direction: dir}
+				if dir == kgmem.Incoming {
+					requireRelated(t, g, stored, "a", opts)
+					continue
+				}
+				requireRelated(t, g, stored, "a", opts, hit{"a b", 1, []string{"a>b:t"}})
 			}
+			requireRelated(t, g, stored, "b", kgmem.TraverseOptions{Direction: kgmem.Both, RelationTypes: []string{"self"}})
+			removeRelation(t, g, "a", "a", "self")
+			err := g.RemoveRelation(t.Context(), "a", "a", "self")
+			requireErr(t, "removing a self-loop twice", err, kgmem.ErrNotFound, `"a"`)
+			removeEntity(t, g, "b") // and its self-loop with it
+			addEntity(t, g, kgmem.Entity{ID: "b"})
+			requireRelated(t, g, nil, "b", kgmem.TraverseOptions{Direction: kgmem.Both})
 		}},
 		{"CyclesTerminate", func(t *testing.T, g kgmem.KnowledgeGraph) {
 			stored := build(t, g,
@@ -1445,7 +1597,7 @@ func relatedChecks() []check {
 			stored := build(t, g,
 				rel("s", "z", "t", 1), rel("z", "b", "t", 1), rel("s", "y", "t", 1),
 				rel("s", "m", "t", 0.5), rel("s", "c", "t", 0.5), rel("y", "a", "t", 0.5),
-				rel("s", "n", "t", 0),
+				rel("s", "n", "t", 0.125),
 			)
 			requireRelated(t, g, stored, "s", kgmem.TraverseOptions{Depth: 2},
 				hit{"s y", 1, []string{"s>y:t"}},
@@ -1454,7 +1606,7 @@ func relatedChecks() []check {
 				hit{"s c", 0.5, []string{"s>c:t"}},
 				hit{"s m", 0.5, []string{"s>m:t"}},
 				hit{"s y a", 0.5, []string{"s>y:t", "y>a:t"}},
-				hit{"s n", 0, []string{"s>n:t"}},
+				hit{"s n", 0.125, []string{"s>n:t"}},
 			)
 		}},
 		{"MaxNodesPerHop", func(t *testing.T, g kgmem.KnowledgeGraph) {
@@ -1546,8 +1698,13 @@ func (a refHit) beats(b refHit) bool {
 }
 
 // referenceRelated computes GetRelated from a plain list of relations, one
-// hop at a time, without any index.
+// hop at a time, without any index. Relations count as stored (asStored),
+// and Depth 0 means 1.
 func referenceRelated(rels []kgmem.Relation, start string, opts kgmem.TraverseOptions) []refHit {
+	rels = storedAll(rels)
+	if opts.Depth == 0 {
+		opts.Depth = 1
+	}
 	reached := map[string]bool{start: true}
 	level := []refHit{{path: []string{start}, score: 1}}
 	var out []refHit
@@ -1601,8 +1758,18 @@ func referenceRelated(rels []kgmem.Relation, start string, opts kgmem.TraverseOp
 	return out
 }
 
+// storedAll returns rels as stored (see asStored), in a new slice.
+func storedAll(rels []kgmem.Relation) []kgmem.Relation {
+	out := make([]kgmem.Relation, len(rels))
+	for i, r := range rels {
+		out[i] = asStored(r)
+	}
+	return out
+}
+
 // randomGraph returns entity IDs and relations with unique keys. Weights come
-// mostly from a small set so that equal scores are common.
+// mostly from a small set so that equal scores are common; a zero weight,
+// stored as 1, ties with the relations of weight 1.
 func randomGraph(rng *rand.Rand) ([]string, []kgmem.Relation) {
 	pool := []string{"a", "ab", "b", "ba", "c", "c:1", "c:10", "c:2", "d", "e"}
 	rng.Shuffle(len(pool), func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })
@@ -1825,6 +1992,103 @@ func requireCounts(t testing.TB, g kgmem.KnowledgeGraph, want map[string]int) {
 		if got := countTag(t, g, tag); got != want[tag] {
 			t.Fatalf("EntityCountByTag(%q) = %d, want %d", tag, got, want[tag])
 		}
+	}
+}
+
+// ---------------------------------------------------------------------------
+// FindByName
+
+// nameChecks check kgmem.NameFinder; they skip for a graph without it.
+func nameChecks() []check {
+	finder := func(t *testing.T, g kgmem.KnowledgeGraph) kgmem.NameFinder {
+		t.Helper()
+		nf, ok := g.(kgmem.NameFinder)
+		if !ok {
+			t.Skip("the graph does not implement kgmem.NameFinder")
+		}
+		return nf
+	}
+	setup := func(t testing.TB, g kgmem.KnowledgeGraph) {
+		t.Helper()
+		for _, e := range []kgmem.Entity{
+			{ID: "project:apollo", Name: "Project Apollo", Aliases: []string{"Apollo", "阿波罗计划"}},
+			{ID: "mission:apollo", Name: "Apollo", Type: "mission"},
+			{ID: "person:zhangsan", Name: "张三", Aliases: []string{"Zhang San"}},
+			{ID: "hero:spiderman", Name: "Spider-Man"},
+			{ID: "person:alice", Name: "Alice Smith", Aliases: []string{"Ally", "ALLY"}},
+			{ID: "thing:nameless"},
+		} {
+			addEntity(t, g, e)
+		}
+	}
+	find := func(t testing.TB, nf kgmem.NameFinder, name string) []string {
+		t.Helper()
+		es, err := nf.FindByName(t.Context(), name)
+		if err != nil {
+			t.Fatalf("FindByName(%q): %v", name, err)
+		}
+		return entityIDs(es)
+	}
+	return []check{
+		{"Matches", func(t *testing.T, g kgmem.KnowledgeGraph) {
+			nf := finder(t, g)
+			setup(t, g)
+			for _, tc := range []struct {
+				name string
+				want []string
+			}{
+				{"Project Apollo", []string{"project:apollo"}},
+				{"project apollo", []string{"project:apollo"}},
+				{"  PROJECT   apollo! ", []string{"project:apollo"}},
+				{"ＰＲＯＪＥＣＴ ＡＰＯＬＬＯ", []string{"project:apollo"}},
+				{"apollo", []string{"mission:apollo", "project:apollo"}}, // a name and an alias, ordered by ID
+				{"阿波罗计划", []string{"project:apollo"}},
+				{"张三", []string{"person:zhangsan"}},
+				{"zhang san", []string{"person:zhangsan"}},
+				{"Zhang-San", []string{"person:zhangsan"}},
+				{"Spider-Man", []string{"hero:spiderman"}},
+				{"spiderman", []string{"hero:spiderman"}},
+				{"spider man", []string{"hero:spiderman"}},
+				{"ally", []string{"person:alice"}}, // two aliases with one key: once
+				{"Alice", nil},                     // a word of a name is not the name
+				{"Apollo Project", nil},
+				{"person:alice", nil}, // IDs are not names
+				{"张", nil},
+				{"!!!", nil}, // no match key: nothing, not an error
+			} {
+				requireStrings(t, fmt.Sprintf("FindByName(%q)", tc.name), tc.want, find(t, nf, tc.name))
+			}
+		}},
+		{"FollowsWrites", func(t *testing.T, g kgmem.KnowledgeGraph) {
+			nf := finder(t, g)
+			setup(t, g)
+			addEntity(t, g, kgmem.Entity{ID: "project:apollo", Name: "Artemis"})
+			requireStrings(t, "after renaming", []string{"mission:apollo"}, find(t, nf, "apollo"))
+			requireStrings(t, "the new name", []string{"project:apollo"}, find(t, nf, "artemis"))
+			removeEntity(t, g, "mission:apollo")
+			requireStrings(t, "after removing", nil, find(t, nf, "apollo"))
+			// The entity returned is a copy.
+			es, err := nf.FindByName(t.Context(), "artemis")
+			if err != nil || len(es) != 1 {
+				t.Fatalf("FindByName(artemis) = %v, %v", es, err)
+			}
+			es[0].Name = "scribbled"
+			requireStrings(t, "after scribbling on a result", []string{"project:apollo"}, find(t, nf, "artemis"))
+		}},
+		{"Errors", func(t *testing.T, g kgmem.KnowledgeGraph) {
+			nf := finder(t, g)
+			setup(t, g)
+			for _, name := range []string{"", " ", "\t\u3000", "\xff"} {
+				_, err := nf.FindByName(t.Context(), name)
+				requireErr(t, fmt.Sprintf("FindByName(%q)", name), err, kgmem.ErrInvalidArgument)
+			}
+			ctx, cancel := context.WithCancel(t.Context())
+			cancel()
+			_, err := nf.FindByName(ctx, "apollo")
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("FindByName with a cancelled context: %v, want context.Canceled", err)
+			}
+		}},
 	}
 }
 

@@ -9,10 +9,13 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/errmsg"
+	"github.com/kgmem/kgmem/internal/quote"
 )
 
 // AddBatch adds entities, then relations, in one transaction: each entity
-// as AddEntity would, each relation as AddRelation would, in order (a
+// as AddEntity would, each relation as AddRelation would (a zero Weight is
+// stored as 1), in order (a
 // later item with the same ID or key replaces an earlier one), exactly as
 // kgmem.InMemoryGraph.AddBatch does. Relations may join entities of the
 // same batch. Everything is validated before the database is touched; on
@@ -28,7 +31,7 @@ func (g *Graph) AddBatch(ctx context.Context, entities []kgmem.Entity, relations
 		e := entities[i]
 		row, err := g.entityRow(&e)
 		if err != nil {
-			return fmt.Errorf("pgraph: batch entity %d: %w", i, err)
+			return errmsg.Wrapf(err, "pgraph: batch entity %d", i)
 		}
 		ents[e.ID] = row[1:] // without the namespace; the last one wins
 	}
@@ -40,14 +43,13 @@ func (g *Graph) AddBatch(ctx context.Context, entities []kgmem.Entity, relations
 	rels := make(map[kgmem.RelationKey]*relRow, len(relations))
 	for i := range relations {
 		r := relations[i]
-		if err := validateRelation(&r); err != nil {
-			return fmt.Errorf("pgraph: batch relation %d: %w", i, err)
+		if err := validateRelation(&r); err != nil { // sets a zero weight to 1
+			return errmsg.Wrapf(err, "pgraph: batch relation %d", i)
 		}
 		props, err := encodeProperties(r.Properties)
 		if err != nil {
-			return fmt.Errorf("pgraph: batch relation %d: %w", i, err)
+			return errmsg.Wrapf(err, "pgraph: batch relation %d", i)
 		}
-		r.Weight += 0 // store -0 as +0
 		if rr, ok := rels[r.Key()]; ok {
 			rr.r, rr.props = r, props
 			continue
@@ -149,8 +151,8 @@ ORDER BY b.ord LIMIT 1`, g.ns).Scan(&ord, &src, &dst, &typ, &srcFound, &dstFound
 		if !srcFound {
 			missing = src
 		}
-		return batchError{fmt.Errorf("pgraph: batch relation %d: %q -[%s]-> %q: entity %q: %w",
-			ord, src, typ, dst, missing, kgmem.ErrNotFound)}
+		return batchError{fmt.Errorf("pgraph: batch relation %d: %s: entity %s: %w",
+			ord, describeKey(src, typ, dst), quote.Value(missing), kgmem.ErrNotFound)}
 	case err != pgx.ErrNoRows:
 		return err
 	}

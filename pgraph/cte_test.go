@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -19,8 +20,12 @@ import (
 // reached entity (score, then path, then relation keys), the best
 // MaxNodesPerHop entities (score, then ID), and a visited set carried in
 // every row of the level (the recursive term sees only the previous level,
-// and cannot refer to the recursion a second time). opts must be valid.
+// and cannot refer to the recursion a second time). opts must be valid;
+// Depth 0 means 1, as for GetRelated.
 func relatedCTE(ctx context.Context, g *Graph, start string, opts kgmem.TraverseOptions) ([]kgmem.ScoredEntity, error) {
+	if opts.Depth == 0 {
+		opts.Depth = 1
+	}
 	next := "CASE WHEN r.source = w.node THEN r.target ELSE r.source END"
 	var on string
 	switch opts.Direction {
@@ -196,11 +201,12 @@ func TestRelatedCTEMatchesTraversal(t *testing.T) {
 
 // TestRelatedCTEKeepsTraversalTies pins a case where the best path over all
 // fewest-hop paths and kgmem's traversal differ: v is reached at hop 3 only
-// through u, whose kept path runs through b (score 1 beats 0.5), and u→v
-// weighs 0, so every path to v scores 0. The lexicographically smallest of
-// them runs through a, but kgmem keeps the one extending u's kept path. A
-// statement that ranks whole paths at the end, without ranking each level,
-// would answer s a u v.
+// through u, whose kept path runs through b (0.999 beats the double just
+// below it through a), and multiplying by u→v's 0.009 rounds both scores to
+// the same double, so both paths to v score alike. The lexicographically
+// smallest of them runs through a, but kgmem keeps the one extending u's
+// kept path. A statement that ranks whole paths at the end, without
+// ranking each level, would answer s a u v.
 func TestRelatedCTEKeepsTraversalTies(t *testing.T) {
 	ctx := t.Context()
 	g := newTestGraph(t)
@@ -209,11 +215,14 @@ func TestRelatedCTEKeepsTraversalTies(t *testing.T) {
 		es = append(es, kgmem.Entity{ID: id})
 	}
 	rs := []kgmem.Relation{
-		{SourceID: "s", TargetID: "a", Type: "t", Weight: 0.5},
-		{SourceID: "s", TargetID: "b", Type: "t", Weight: 1},
+		{SourceID: "s", TargetID: "a", Type: "t", Weight: math.Nextafter(0.999, 0)},
+		{SourceID: "s", TargetID: "b", Type: "t", Weight: 0.999},
 		{SourceID: "a", TargetID: "u", Type: "t", Weight: 1},
 		{SourceID: "b", TargetID: "u", Type: "t", Weight: 1},
-		{SourceID: "u", TargetID: "v", Type: "t", Weight: 0},
+		{SourceID: "u", TargetID: "v", Type: "t", Weight: 0.009},
+	}
+	if rs[0].Weight*rs[4].Weight != rs[1].Weight*rs[4].Weight {
+		t.Fatal("the paths to v should score alike")
 	}
 	if err := g.AddBatch(ctx, es, rs); err != nil {
 		t.Fatal(err)

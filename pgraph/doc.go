@@ -1,10 +1,11 @@
 // Package pgraph stores a kgmem knowledge graph in PostgreSQL, so that many
 // agent processes share one memory.
 //
-// [Graph] implements [kgmem.KnowledgeGraph] and [kgmem.EntityLinker] with
-// the semantics of [kgmem.InMemoryGraph], the reference: the same
-// validation and sentinel errors, tag normalisation, case folding, result
-// ordering, tie-breaking and caps. GetRelated and FindPaths do not
+// [Graph] implements [kgmem.KnowledgeGraph], [kgmem.EntityLinker],
+// [kgmem.NameFinder] and [kgmem.NeighborhoodReader] with the semantics of
+// [kgmem.InMemoryGraph], the reference: the same validation and sentinel
+// errors, defaults (a zero relation weight is stored as 1), tag
+// normalisation, case folding, result ordering, tie-breaking and caps. GetRelated and FindPaths do not
 // re-implement the traversals: they run kgmem's own code
 // ([kgmem.TraverseRelated], [kgmem.TraversePaths]) over a
 // [kgmem.Neighborhood] that answers each hop with one query. The package
@@ -32,7 +33,9 @@
 // Migrate creates three tables in the connection's current schema:
 // kgmem_entities, kgmem_relations and kgmem_schema_version. Later versions
 // of this package add migrations; New refuses a database whose schema is
-// newer than it knows.
+// newer than it knows. Version 3 stores weights in (0,1]: it sets the
+// weight of every relation stored with weight 0 to 1, which is what the
+// in-memory graph has always read a zero weight as.
 //
 // # Namespaces
 //
@@ -75,7 +78,10 @@
 // the ordering run in Go. LinkEntities looks up the match keys of every run
 // of up to 16 words or CJK characters of the text in a GIN index of the
 // entities' name and alias keys, then applies kgmem's matching rules, so it
-// links exactly what the in-memory graph links. Neither needs pg_trgm, and
+// links exactly what the in-memory graph links; FindByName, one lookup of
+// the name's match key in the same index, finds exactly the entities the
+// in-memory graph finds, and Ingest uses it to resolve names. None needs
+// pg_trgm, and
 // both work the same in every database locale and for CJK text. The GIN
 // indexes do not include the namespace: their candidates are filtered by
 // namespace afterwards, so many large namespaces make each other's searches

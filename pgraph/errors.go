@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/kgmem/kgmem/internal/quote"
 )
 
@@ -20,7 +21,10 @@ import (
 // connection broke after it was sent may or may not have been applied, so
 // read before writing again when that matters. The error also wraps the
 // driver's own error.
-var ErrConnectionLost = errors.New("pgraph: connection to PostgreSQL lost")
+//
+// Like kgmem's sentinels, its own text carries no package prefix; the
+// errors that wrap it start with "pgraph: ".
+var ErrConnectionLost = errors.New("connection to PostgreSQL lost")
 
 // connError is the error of a call whose connection failed.
 type connError struct {
@@ -55,7 +59,7 @@ func fail(op string, write bool, err error) error {
 		sent := !errors.As(err, &connect) && !pgconn.SafeToRetry(err)
 		return &connError{op: op, write: write, sent: sent, err: err}
 	}
-	return fmt.Errorf("pgraph: %s: %w", op, err)
+	return errmsg.Wrap("pgraph: "+op, err)
 }
 
 // connectionLost reports whether err says that the connection to the

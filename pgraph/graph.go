@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/kgmem/kgmem/internal/quote"
 )
 
@@ -85,8 +86,10 @@ type Graph struct {
 }
 
 var (
-	_ kgmem.KnowledgeGraph = (*Graph)(nil)
-	_ kgmem.EntityLinker   = (*Graph)(nil)
+	_ kgmem.KnowledgeGraph     = (*Graph)(nil)
+	_ kgmem.EntityLinker       = (*Graph)(nil)
+	_ kgmem.NameFinder         = (*Graph)(nil)
+	_ kgmem.NeighborhoodReader = (*Graph)(nil)
 )
 
 // New returns a Graph over pool. It reads the schema version and returns
@@ -141,8 +144,9 @@ const relationColumns = "source, target, type, weight, properties, source_ids"
 // AddEntity inserts e, or replaces the entity with e.ID keeping its
 // relations, in one INSERT … ON CONFLICT statement. Tags are normalised as
 // in SetEntityTags. It returns an error wrapping kgmem.ErrInvalidArgument,
-// before touching the database, when e.ID is empty, a field is not valid
-// UTF-8 or a string holds a NUL byte (which PostgreSQL cannot store).
+// before touching the database, when e.ID is empty or only white space, a
+// field is not valid UTF-8 or a string holds a NUL byte (which PostgreSQL
+// cannot store).
 func (g *Graph) AddEntity(ctx context.Context, e kgmem.Entity) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -154,7 +158,7 @@ func (g *Graph) AddEntity(ctx context.Context, e kgmem.Entity) error {
 	return g.retry(ctx, func() error {
 		_, err := g.pool.Exec(ctx, upsertEntitySQL, row...)
 		if err != nil {
-			return fail(fmt.Sprintf("add entity %q", e.ID), true, err)
+			return fail("add entity "+quote.Value(e.ID), true, err)
 		}
 		return nil
 	})
@@ -177,7 +181,7 @@ func (g *Graph) entityRow(e *kgmem.Entity) ([]any, error) {
 	tags, _ := kgmem.NormalizeTags(e.Tags, g.tags.MaxTagsPerEntity) // validated above
 	props, err := encodeProperties(e.Properties)
 	if err != nil {
-		return nil, fmt.Errorf("pgraph: entity %q: %w", e.ID, err)
+		return nil, fmt.Errorf("pgraph: entity %s: %w", quote.Value(e.ID), err)
 	}
 	grams, tgrams := entityGrams(e.ID, e.Name, e.Aliases, tags)
 	return []any{
@@ -187,13 +191,18 @@ func (g *Graph) entityRow(e *kgmem.Entity) ([]any, error) {
 }
 
 // GetEntity returns the entity with the given ID; ok is false when there is
-// none. An ID PostgreSQL cannot hold (invalid UTF-8, a NUL byte) names no
-// entity.
+// none. An empty or whitespace-only id, or one that is not valid UTF-8,
+// returns an error wrapping kgmem.ErrInvalidArgument, as kgmem's in-memory
+// graph does; an ID PostgreSQL cannot hold (a NUL byte) or longer than
+// kgmem.MaxIDBytes names no entity.
 func (g *Graph) GetEntity(ctx context.Context, id string) (kgmem.Entity, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return kgmem.Entity{}, false, err
 	}
-	if !storable(id) {
+	if err := checkReadID(id); err != nil {
+		return kgmem.Entity{}, false, err
+	}
+	if !storable(id) || len(id) > kgmem.MaxIDBytes {
 		return kgmem.Entity{}, false, nil
 	}
 	e, err := scanEntity(g.pool.QueryRow(ctx,
@@ -202,7 +211,7 @@ func (g *Graph) GetEntity(ctx context.Context, id string) (kgmem.Entity, bool, e
 		return kgmem.Entity{}, false, nil
 	}
 	if err != nil {
-		return kgmem.Entity{}, false, fail(fmt.Sprintf("get entity %q", id), false, err)
+		return kgmem.Entity{}, false, fail("get entity "+quote.Value(id), false, err)
 	}
 	return e, true, nil
 }
@@ -210,8 +219,8 @@ func (g *Graph) GetEntity(ctx context.Context, id string) (kgmem.Entity, bool, e
 // RemoveEntity deletes the entity with the given ID; the foreign keys
 // delete every relation that starts or ends at it in the same statement. It
 // returns an error wrapping kgmem.ErrNotFound when there is no such entity,
-// and one wrapping kgmem.ErrInvalidArgument when id is empty or not valid
-// UTF-8.
+// and one wrapping kgmem.ErrInvalidArgument when id is empty, only white
+// space, longer than kgmem.MaxIDBytes or not valid UTF-8.
 func (g *Graph) RemoveEntity(ctx context.Context, id string) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -219,7 +228,7 @@ func (g *Graph) RemoveEntity(ctx context.Context, id string) error {
 	if err := validateID(id); err != nil {
 		return err
 	}
-	notFound := fmt.Errorf("pgraph: remove entity %q: %w", id, kgmem.ErrNotFound)
+	notFound := fmt.Errorf("pgraph: remove entity %s: %w", quote.Value(id), kgmem.ErrNotFound)
 	if !storable(id) {
 		return notFound
 	}
@@ -227,7 +236,7 @@ func (g *Graph) RemoveEntity(ctx context.Context, id string) error {
 		tag, err := g.pool.Exec(ctx, "DELETE FROM "+entitiesTable+" WHERE namespace = $1 AND id = $2", g.ns, id)
 		switch {
 		case err != nil:
-			return fail(fmt.Sprintf("remove entity %q", id), true, err)
+			return fail("remove entity "+quote.Value(id), true, err)
 		case tag.RowsAffected() == 0:
 			return notFound
 		}
@@ -237,8 +246,10 @@ func (g *Graph) RemoveEntity(ctx context.Context, id string) error {
 
 // AddRelation inserts r, or replaces the weight, properties and sources of
 // the stored relation with the same key, in one INSERT … ON CONFLICT
-// statement. It returns an error wrapping kgmem.ErrInvalidArgument, before
-// touching the database, when an endpoint or the type is empty, a string is
+// statement. A zero Weight is stored as 1 (unweighted), and a self-loop is
+// stored like any relation, as kgmem's in-memory graph does. It returns an
+// error wrapping kgmem.ErrInvalidArgument, before touching the database,
+// when an endpoint or the type is empty or only white space, a string is
 // not valid UTF-8 or holds a NUL byte, or the weight is NaN, infinite or
 // outside [0,1]; and one wrapping kgmem.ErrNotFound when an endpoint is not
 // an entity (the foreign keys decide, so a concurrent RemoveEntity cannot
@@ -247,21 +258,21 @@ func (g *Graph) AddRelation(ctx context.Context, r kgmem.Relation) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := validateRelation(&r); err != nil {
+	if err := validateRelation(&r); err != nil { // sets a zero weight to 1
 		return err
 	}
 	props, err := encodeProperties(r.Properties)
 	if err != nil {
-		return fmt.Errorf("pgraph: relation %q -[%s]-> %q: %w", r.SourceID, r.Type, r.TargetID, err)
+		return fmt.Errorf("pgraph: relation %s: %w", describeKey(r.SourceID, r.Type, r.TargetID), err)
 	}
 	return g.retry(ctx, func() error {
 		_, err := g.pool.Exec(ctx, upsertRelationSQL,
-			g.ns, r.SourceID, r.TargetID, r.Type, r.Weight+0, props, nonNil(r.SourceIDs))
+			g.ns, r.SourceID, r.TargetID, r.Type, r.Weight, props, nonNil(r.SourceIDs))
 		if isForeignKeyViolation(err) {
 			return g.missingEndpoint(ctx, r)
 		}
 		if err != nil {
-			return fail(fmt.Sprintf("add relation %q -[%s]-> %q", r.SourceID, r.Type, r.TargetID), true, err)
+			return fail("add relation "+describeKey(r.SourceID, r.Type, r.TargetID), true, err)
 		}
 		return nil
 	})
@@ -284,16 +295,16 @@ func (g *Graph) missingEndpoint(ctx context.Context, r kgmem.Relation) error {
 	rows, err := g.pool.Query(ctx, "SELECT id FROM "+entitiesTable+" WHERE namespace = $1 AND id = ANY($2)",
 		g.ns, []string{r.SourceID, r.TargetID})
 	if err != nil {
-		return fail(fmt.Sprintf("add relation %q -[%s]-> %q", r.SourceID, r.Type, r.TargetID), true, err)
+		return fail("add relation "+describeKey(r.SourceID, r.Type, r.TargetID), true, err)
 	}
 	found, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return fail(fmt.Sprintf("add relation %q -[%s]-> %q", r.SourceID, r.Type, r.TargetID), true, err)
+		return fail("add relation "+describeKey(r.SourceID, r.Type, r.TargetID), true, err)
 	}
 	for _, end := range []struct{ what, id string }{{"source", r.SourceID}, {"target", r.TargetID}} {
 		if !slices.Contains(found, end.id) {
-			return fmt.Errorf("pgraph: relation %q -[%s]-> %q: %s entity %q: %w",
-				r.SourceID, r.Type, r.TargetID, end.what, end.id, kgmem.ErrNotFound)
+			return fmt.Errorf("pgraph: relation %s: %s entity %s: %w",
+				describeKey(r.SourceID, r.Type, r.TargetID), end.what, quote.Value(end.id), kgmem.ErrNotFound)
 		}
 	}
 	return errRetry
@@ -301,8 +312,8 @@ func (g *Graph) missingEndpoint(ctx context.Context, r kgmem.Relation) error {
 
 // RemoveRelation deletes the relation with the given key. It returns an
 // error wrapping kgmem.ErrNotFound when there is none, and one wrapping
-// kgmem.ErrInvalidArgument when a part of the key is empty or not valid
-// UTF-8.
+// kgmem.ErrInvalidArgument when a part of the key is empty, only white
+// space, longer than its limit or not valid UTF-8.
 func (g *Graph) RemoveRelation(ctx context.Context, sourceID, targetID, relationType string) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -310,7 +321,7 @@ func (g *Graph) RemoveRelation(ctx context.Context, sourceID, targetID, relation
 	if err := kgmem.ValidateRelationKey(sourceID, targetID, relationType); err != nil {
 		return err
 	}
-	notFound := fmt.Errorf("pgraph: remove relation %q -[%s]-> %q: %w", sourceID, relationType, targetID, kgmem.ErrNotFound)
+	notFound := fmt.Errorf("pgraph: remove relation %s: %w", describeKey(sourceID, relationType, targetID), kgmem.ErrNotFound)
 	if !storable(sourceID) || !storable(targetID) || !storable(relationType) {
 		return notFound
 	}
@@ -319,7 +330,7 @@ func (g *Graph) RemoveRelation(ctx context.Context, sourceID, targetID, relation
 			" WHERE namespace = $1 AND source = $2 AND target = $3 AND type = $4", g.ns, sourceID, targetID, relationType)
 		switch {
 		case err != nil:
-			return fail(fmt.Sprintf("remove relation %q -[%s]-> %q", sourceID, relationType, targetID), true, err)
+			return fail("remove relation "+describeKey(sourceID, relationType, targetID), true, err)
 		case tag.RowsAffected() == 0:
 			return notFound
 		}
@@ -333,7 +344,8 @@ func (g *Graph) RemoveRelation(ctx context.Context, sourceID, targetID, relation
 // is one query for the whole frontier, and the start check and the final
 // entity fetch are one query each, all inside one read-only REPEATABLE READ
 // transaction, so the answer is consistent with a single moment of the
-// graph even while other processes write. Invalid options return
+// graph even while other processes write. Depth 0 means 1. Invalid options
+// and an empty, whitespace-only or invalid id return
 // kgmem.ErrInvalidArgument before any query; an unknown id returns
 // kgmem.ErrNotFound. Cancelling ctx cancels the running query on the server.
 func (g *Graph) GetRelated(ctx context.Context, id string, opts kgmem.TraverseOptions) ([]kgmem.ScoredEntity, error) {
@@ -363,8 +375,9 @@ func (g *Graph) ReadNeighborhood(ctx context.Context, read func(kgmem.Neighborho
 // exactly the semantics of kgmem.InMemoryGraph.FindPaths: it runs
 // kgmem.TraversePaths, the same meet-in-the-middle search, over this graph,
 // one query per level of each side, inside one read-only REPEATABLE READ
-// transaction. The graph's path budget (WithPathBudget) caps the relations
-// scanned and the partial paths built and joined. When the budget cuts the search (PathResult.Truncated), which
+// transaction; MaxHops 0 means 4 and MaxPaths 0 means 3. The graph's path
+// budget (WithPathBudget) caps the relations scanned and the partial paths
+// built and joined. When the budget cuts the search (PathResult.Truncated), which
 // partial paths were explored may differ from the in-memory graph's, since
 // the database returns relations in no particular order.
 func (g *Graph) FindPaths(ctx context.Context, sourceID, targetID string, opts kgmem.PathOptions) (kgmem.PathResult, error) {
@@ -485,6 +498,38 @@ func (g *Graph) LinkEntities(ctx context.Context, text string) ([]kgmem.EntityMe
 
 const linkQuery = "SELECT " + entityColumns + " FROM " + entitiesTable + " WHERE namespace = $1 AND link_keys && $2"
 
+// FindByName returns every entity of the namespace whose name or an alias
+// has the same match key as name, once each, ordered by ID in byte order,
+// exactly as kgmem.InMemoryGraph.FindByName does: "project apollo" finds
+// the entity named "Project Apollo", "spiderman" the one named
+// "Spider-Man". A name without a match key (kgmem.LinkKey) finds nothing;
+// an empty, whitespace-only or invalid name returns an error wrapping
+// kgmem.ErrInvalidArgument (kgmem.ValidateName). One query, answered from
+// the GIN index on link_keys.
+func (g *Graph) FindByName(ctx context.Context, name string) ([]kgmem.Entity, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := kgmem.ValidateName(name); err != nil {
+		return nil, err
+	}
+	key, ok := kgmem.LinkKey(name)
+	if !ok {
+		return nil, nil
+	}
+	rows, err := g.pool.Query(ctx, "SELECT "+entityColumns+" FROM "+entitiesTable+
+		" WHERE namespace = $1 AND link_keys @> ARRAY[$2::text]", g.ns, key)
+	if err != nil {
+		return nil, fail("find by name "+quote.Value(name), false, err)
+	}
+	found, err := collectEntities(rows)
+	if err != nil {
+		return nil, fail("find by name "+quote.Value(name), false, err)
+	}
+	slices.SortFunc(found, func(a, b kgmem.Entity) int { return strings.Compare(a.ID, b.ID) })
+	return found, nil
+}
+
 // linkCandidates answers kgmem.LinkWithKeywords' keyword search with the
 // entities already fetched by link key: every entity the text can link is
 // among them, and the matching rules ignore the others.
@@ -534,8 +579,9 @@ func (g *Graph) FindTags(ctx context.Context, prefix string) ([]string, error) {
 // keeping the first occurrence, emptied ones dropped, then cut to
 // MaxTagsPerEntity, as kgmem does. It returns an error wrapping
 // kgmem.ErrNotFound for an unknown entity and one wrapping
-// kgmem.ErrInvalidArgument for an empty or invalid ID or a tag that is not
-// valid UTF-8 or holds a NUL byte; on error nothing changes.
+// kgmem.ErrInvalidArgument for an empty, whitespace-only or invalid ID or
+// a tag that is not valid UTF-8 or holds a NUL byte; on error nothing
+// changes.
 func (g *Graph) SetEntityTags(ctx context.Context, id string, tags []string) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
@@ -545,15 +591,15 @@ func (g *Graph) SetEntityTags(ctx context.Context, id string, tags []string) (in
 	}
 	norm, err := kgmem.NormalizeTags(tags, g.tags.MaxTagsPerEntity)
 	if err != nil {
-		return 0, fmt.Errorf("pgraph: set tags of entity %q: %w", id, err)
+		return 0, errmsg.Wrap("pgraph: set tags of entity "+quote.Value(id), err)
 	}
 	for _, t := range norm {
 		if !storable(t) {
-			return 0, fmt.Errorf("pgraph: set tags of entity %q: tag %q contains a NUL byte, which PostgreSQL cannot store: %w",
-				id, t, kgmem.ErrInvalidArgument)
+			return 0, fmt.Errorf("pgraph: set tags of entity %s: tag %s contains a NUL byte, which PostgreSQL cannot store: %w",
+				quote.Value(id), quote.Value(t), kgmem.ErrInvalidArgument)
 		}
 	}
-	notFound := fmt.Errorf("pgraph: set tags of entity %q: %w", id, kgmem.ErrNotFound)
+	notFound := fmt.Errorf("pgraph: set tags of entity %s: %w", quote.Value(id), kgmem.ErrNotFound)
 	if !storable(id) {
 		return 0, notFound
 	}
@@ -562,7 +608,7 @@ func (g *Graph) SetEntityTags(ctx context.Context, id string, tags []string) (in
 			" SET tags = $3, tag_grams = $4 WHERE namespace = $1 AND id = $2", g.ns, id, nonNil(norm), tagGrams(norm))
 		switch {
 		case err != nil:
-			return fail(fmt.Sprintf("set tags of entity %q", id), true, err)
+			return fail("set tags of entity "+quote.Value(id), true, err)
 		case tag.RowsAffected() == 0:
 			return notFound
 		}
@@ -613,7 +659,7 @@ func (g *Graph) Clear(ctx context.Context) error {
 			return err
 		})
 		if err != nil {
-			return fail(fmt.Sprintf("clear namespace %q", g.ns), true, err)
+			return fail("clear namespace "+quote.Value(g.ns), true, err)
 		}
 		return nil
 	})

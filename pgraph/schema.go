@@ -11,7 +11,7 @@ import (
 
 // SchemaVersion is the version of the database schema this package reads
 // and writes; Migrate brings a database up to it.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // migrationLock is the key of the transaction-level advisory lock that
 // serialises migrations: two processes migrating at once take turns, and
@@ -85,6 +85,15 @@ CREATE INDEX kgmem_relations_target ON kgmem_relations (namespace, target);
 	// joined by a hyphen, apostrophe or dot, run together ("spiderman" for
 	// Spider-Man), as kgmem links them; the keys are recomputed in Go.
 	{backfill: backfillLinkKeys},
+	// Version 3: a relation's weight lies in (0,1], a stored 0 having
+	// always meant "unweighted" to kgmem's in-memory graph; rows written
+	// with weight 0 before become 1, and the check refuses 0 from now on.
+	{sql: `
+UPDATE kgmem_relations SET weight = 1 WHERE weight = 0;
+ALTER TABLE kgmem_relations
+	DROP CONSTRAINT kgmem_relations_weight_check,
+	ADD CONSTRAINT kgmem_relations_weight_check CHECK (weight > 0 AND weight <= 1);
+`},
 }
 
 // migration is one step of the schema: SQL, or a backfill run in Go

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/quote"
 )
 
 // This file applies kgmem's exported rules for validating, normalising and
@@ -46,7 +47,7 @@ func validateEntity(e *kgmem.Entity) error {
 		return err
 	}
 	nul := func(field string) error {
-		return fmt.Errorf("pgraph: entity %q: %s contains a NUL byte, which PostgreSQL cannot store: %w", e.ID, field, kgmem.ErrInvalidArgument)
+		return fmt.Errorf("pgraph: entity %s: %s contains a NUL byte, which PostgreSQL cannot store: %w", quote.Value(e.ID), field, kgmem.ErrInvalidArgument)
 	}
 	switch {
 	case !storable(e.ID):
@@ -69,15 +70,16 @@ func validateEntity(e *kgmem.Entity) error {
 	return nil
 }
 
-// validateRelation checks the rules kgmem's AddRelation enforces, then that
-// every string can be stored.
+// validateRelation checks the rules kgmem's AddRelation enforces, and
+// normalises r as kgmem does (a zero Weight becomes 1, unweighted), then
+// checks that every string can be stored.
 func validateRelation(r *kgmem.Relation) error {
-	if err := kgmem.ValidateRelation(*r); err != nil {
+	if err := kgmem.ValidateRelation(r); err != nil {
 		return err
 	}
 	nul := func(field string) error {
-		return fmt.Errorf("pgraph: relation %q -[%s]-> %q: %s contains a NUL byte, which PostgreSQL cannot store: %w",
-			r.SourceID, r.Type, r.TargetID, field, kgmem.ErrInvalidArgument)
+		return fmt.Errorf("pgraph: relation %s: %s contains a NUL byte, which PostgreSQL cannot store: %w",
+			describeKey(r.SourceID, r.Type, r.TargetID), field, kgmem.ErrInvalidArgument)
 	}
 	switch {
 	case !storable(r.SourceID):
@@ -94,10 +96,28 @@ func validateRelation(r *kgmem.Relation) error {
 	return nil
 }
 
-// validateID checks an entity ID as kgmem's RemoveEntity and SetEntityTags
-// do: through the key rule, which checks the source ID first.
+// validateID checks an entity ID a write names, as kgmem's RemoveEntity
+// and SetEntityTags do: not empty or only white space, valid UTF-8, at
+// most kgmem.MaxIDBytes.
 func validateID(id string) error {
 	return kgmem.ValidateEntity(kgmem.Entity{ID: id})
+}
+
+// checkReadID checks an entity ID a read names, as kgmem's GetEntity does:
+// validateID's rule without the length limit, since an ID longer than
+// kgmem.MaxIDBytes names no entity and the read says so as for any other.
+func checkReadID(id string) error {
+	err := validateID(id)
+	if err != nil && len(id) > kgmem.MaxIDBytes && utf8.ValidString(id) && strings.TrimSpace(id) != "" {
+		return nil // too long is all that is wrong with it
+	}
+	return err
+}
+
+// describeKey renders a relation key for an error message, as kgmem does:
+// every part quoted and cut to a short prefix, "a" -["works_on"]-> "b".
+func describeKey(sourceID, typ, targetID string) string {
+	return quote.Value(sourceID) + " -[" + quote.Value(typ) + "]-> " + quote.Value(targetID)
 }
 
 // normalizeTag is the rule EntityCountByTag applies to its argument.
