@@ -66,15 +66,17 @@ func ExampleIngest() {
 	e, _, _ := g.GetEntity(ctx, "person:张三")
 	fmt.Printf("%s %q %q %v\n", e.Name, e.Description, e.Aliases, e.SourceIDs)
 
-	// Ingesting the same extraction again merges into what is there.
+	// Ingesting the same extraction again finds everything already there:
+	// nothing is written, and the report says so.
 	rep, _ = kgmem.Ingest(ctx, g, x, kgmem.WithSource("weekly-23"))
-	fmt.Println(rep.EntitiesCreated, rep.EntitiesMerged, rep.RelationsUpdated, g.Stats())
+	fmt.Println(rep.EntitiesCreated, rep.EntitiesMerged, rep.RelationsUpdated, "|",
+		rep.EntitiesUnchanged, rep.RelationsUnchanged, g.Stats())
 	// Output:
 	// [person:张三 person:张三 project:project_apollo]
 	// 2 1 1 1
 	// relation 1 ("Raft"): target "Raft" names no entity
 	// 张三 "Backend engineer" ["Zhang San"] [weekly-23]
-	// 0 2 1 {2 1 0}
+	// 0 0 0 | 2 1 {2 1 0}
 }
 
 func ExampleIngest_placeholders() {

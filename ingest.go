@@ -159,15 +159,22 @@ func WithLocalIDs() IngestOption {
 
 // IngestReport says what Ingest did. Counts of written items describe what
 // reached the graph: on a write error they count only what was written
-// before it.
+// before it. An entity or relation the graph held counts as merged or
+// updated only when the write changes it; one the extraction adds nothing
+// to is not written and counts as unchanged, so ingesting the same
+// extraction twice reports no write the second time.
 type IngestReport struct {
 	// EntitiesCreated counts extracted entities written as new entities.
 	EntitiesCreated int
-	// EntitiesMerged counts extracted entities that resolved to an entity
-	// the graph held and were merged into it (or replaced it, with
-	// WithReplace). Ingesting the same extraction twice reports every
-	// entity created the first time as merged the second.
+	// EntitiesMerged counts entities the graph held that extracted
+	// entities resolved to and changed: merged into (or, with WithReplace,
+	// replaced) and written back different. Each such entity counts once,
+	// however many extracted entities resolved to it.
 	EntitiesMerged int
+	// EntitiesUnchanged counts entities the graph held that extracted
+	// entities resolved to without changing anything in them; they are
+	// not written.
+	EntitiesUnchanged int
 	// EntitiesDeduplicated counts extracted entities that resolved to an
 	// entity an earlier item of the same extraction had already resolved
 	// to, and were merged into it.
@@ -178,8 +185,12 @@ type IngestReport struct {
 	// RelationsCreated counts relations written under a new key.
 	RelationsCreated int
 	// RelationsUpdated counts relations written under a key the graph
-	// held.
+	// held, changing its weight, properties or sources.
 	RelationsUpdated int
+	// RelationsUnchanged counts extracted relations whose key the graph
+	// held and which add nothing to the stored relation; they are not
+	// written.
+	RelationsUnchanged int
 	// RelationsDeduplicated counts extracted relations that resolved to the
 	// key of an earlier relation of the same extraction and were merged
 	// into it.
@@ -324,6 +335,7 @@ const (
 // because the extraction might mean it) or one the call will write.
 type ingestEntity struct {
 	e        Entity
+	orig     Entity      // when inGraph, the entity as the graph held it, sharing nothing with e
 	inGraph  bool        // the graph held it before the call
 	write    ingestWrite // writeNone until the call decides to write it
 	replaced bool        // WithReplace has reset it to the extraction's account
@@ -345,6 +357,7 @@ type mergeState struct {
 // ingestRelation is a relation the call will write.
 type ingestRelation struct {
 	r     Relation
+	orig  Relation    // when write is writeMerged, the relation as the graph held it
 	write ingestWrite // writeCreated or writeMerged
 	// sources is r.SourceIDs as a set, built by the first merge.
 	sources *uniqueStrings
@@ -439,7 +452,9 @@ type ingestPlanner struct {
 // properties are overwritten key by key. A relation whose key the graph
 // held keeps its weight unless the extraction states one, has its
 // properties overwritten key by key and its source IDs united the same way.
-// Ingesting the same extraction twice changes nothing the second time.
+// An entity or relation the merge leaves as the graph held it is not
+// written (IngestReport.EntitiesUnchanged, RelationsUnchanged), so
+// ingesting the same extraction twice writes nothing the second time.
 //
 // # Weights
 //
@@ -794,7 +809,10 @@ func (p *ingestPlanner) load(e Entity) {
 	if _, ok := p.known[e.ID]; ok {
 		return
 	}
-	ent := &ingestEntity{e: e, inGraph: true}
+	orig := e
+	orig.Aliases, orig.Tags, orig.SourceIDs = cloneStrings(e.Aliases), cloneStrings(e.Tags), cloneStrings(e.SourceIDs)
+	orig.Properties = cloneMap(e.Properties) // merges change e.Properties in place
+	ent := &ingestEntity{e: e, orig: orig, inGraph: true}
 	p.known[e.ID] = ent
 	p.file(ent)
 }
@@ -962,7 +980,7 @@ func (p *ingestPlanner) planEntities(inputs []ingestInput) {
 			if ent.write == writeNone {
 				ent.write = writeMerged
 				p.order = append(p.order, id)
-				p.report.EntitiesMerged++
+				p.report.EntitiesMerged++ // or unchanged: decided in apply
 			} else {
 				p.report.EntitiesDeduplicated++
 			}
@@ -1311,11 +1329,11 @@ func (p *ingestPlanner) planRelations(xs []ExtractedRelation) error {
 		}
 		pr := &ingestRelation{r: Relation{SourceID: key.SourceID, TargetID: key.TargetID, Type: key.Type, Weight: w}}
 		if held {
-			pr.write = writeMerged
+			pr.write, pr.orig = writeMerged, existing
 			if !p.cfg.replace {
 				pr.r = existing
 			}
-			p.report.RelationsUpdated++
+			p.report.RelationsUpdated++ // or unchanged: decided in apply
 		} else {
 			pr.write = writeCreated
 			p.report.RelationsCreated++
@@ -1427,53 +1445,76 @@ func (p *ingestPlanner) strictFailure() (IngestReport, error) {
 }
 
 // apply writes the plan: in one AddBatch call when the graph has it, else
-// entity by entity and then relation by relation.
+// entity by entity and then relation by relation. Entities and relations
+// the graph held that the plan leaves as they were are not written, and
+// the report counts them as unchanged.
 func (p *ingestPlanner) apply() (IngestReport, error) {
-	ents := make([]Entity, len(p.order))
-	for i, id := range p.order {
-		ents[i] = p.known[id].e
+	maxTags := p.g.TagConstraints().withDefaults().MaxTagsPerEntity
+	var (
+		ents     []Entity
+		entKinds []ingestWrite
+	)
+	for _, id := range p.order {
+		ent := p.known[id]
+		if ent.write == writeMerged && sameEntity(&ent.orig, &ent.e, maxTags) {
+			p.report.EntitiesUnchanged++
+			continue
+		}
+		ents, entKinds = append(ents, ent.e), append(entKinds, ent.write)
 	}
-	rels := make([]Relation, len(p.relOrder))
-	for i, k := range p.relOrder {
-		rels[i] = p.rels[k].r
+	var (
+		rels     []Relation
+		relKinds []ingestWrite
+	)
+	for _, k := range p.relOrder {
+		pr := p.rels[k]
+		if pr.write == writeMerged && sameRelation(&pr.orig, &pr.r) {
+			p.report.RelationsUnchanged++
+			continue
+		}
+		rels, relKinds = append(rels, pr.r), append(relKinds, pr.write)
 	}
+	p.countWritten(entKinds, relKinds)
 	if p.cfg.commit != nil {
 		if err := p.cfg.commit(p.ctx, ents, rels); err != nil {
-			p.countWritten(0, 0)
+			p.countWritten(nil, nil)
 			return p.report, p.wrapErr(err)
 		}
 		return p.report, nil
 	}
 	if b, ok := p.g.(ingestBatcher); ok {
+		if len(ents) == 0 && len(rels) == 0 {
+			return p.report, nil
+		}
 		if err := b.AddBatch(p.ctx, ents, rels); err != nil {
-			p.countWritten(0, 0)
+			p.countWritten(nil, nil)
 			return p.report, p.wrapErr(err)
 		}
 		return p.report, nil
 	}
 	for i := range ents {
 		if err := p.g.AddEntity(p.ctx, ents[i]); err != nil {
-			p.countWritten(i, 0)
+			p.countWritten(entKinds[:i], nil)
 			return p.report, p.wrapErr(err)
 		}
 	}
 	for i := range rels {
 		if err := p.g.AddRelation(p.ctx, rels[i]); err != nil {
-			p.countWritten(len(ents), i)
+			p.countWritten(entKinds, relKinds[:i])
 			return p.report, p.wrapErr(err)
 		}
 	}
 	return p.report, nil
 }
 
-// countWritten recounts the report's written items when only the first ne
-// entities and nr relations reached the graph.
-func (p *ingestPlanner) countWritten(ne, nr int) {
+// countWritten sets the report's counts of written items to those of the
+// entities and relations written, of the given kinds.
+func (p *ingestPlanner) countWritten(ents, rels []ingestWrite) {
 	r := &p.report
 	r.EntitiesCreated, r.EntitiesMerged, r.PlaceholdersCreated = 0, 0, 0
 	r.RelationsCreated, r.RelationsUpdated = 0, 0
-	for _, id := range p.order[:ne] {
-		switch p.known[id].write {
+	for _, w := range ents {
+		switch w {
 		case writeCreated:
 			r.EntitiesCreated++
 		case writeMerged:
@@ -1482,11 +1523,31 @@ func (p *ingestPlanner) countWritten(ne, nr int) {
 			r.PlaceholdersCreated++
 		}
 	}
-	for _, k := range p.relOrder[:nr] {
-		if p.rels[k].write == writeCreated {
+	for _, w := range rels {
+		if w == writeCreated {
 			r.RelationsCreated++
 		} else {
 			r.RelationsUpdated++
 		}
 	}
+}
+
+// sameEntity reports whether writing e would leave the stored entity orig
+// as it is, once the graph has normalised e's tags (trimmed, lower-cased,
+// de-duplicated, cut to maxTags). Nil and empty slices and maps are alike.
+func sameEntity(orig, e *Entity, maxTags int) bool {
+	if orig.ID != e.ID || orig.Name != e.Name || orig.Type != e.Type || orig.Description != e.Description ||
+		!slices.Equal(orig.Aliases, e.Aliases) || !slices.Equal(orig.SourceIDs, e.SourceIDs) ||
+		!maps.Equal(orig.Properties, e.Properties) {
+		return false
+	}
+	tags, err := normalizeTags(e.Tags, maxTags)
+	return err == nil && slices.Equal(orig.Tags, tags)
+}
+
+// sameRelation reports whether writing r would leave the stored relation
+// orig as it is.
+func sameRelation(orig, r *Relation) bool {
+	return orig.Key() == r.Key() && orig.Weight == storedWeight(r.Weight) &&
+		slices.Equal(orig.SourceIDs, r.SourceIDs) && maps.Equal(orig.Properties, r.Properties)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/kgmem/kgmem"
@@ -284,7 +285,8 @@ func TestIngestFindsEveryBearerOfAName(t *testing.T) {
 		{Name: "Путин", Type: "person"},
 	}})
 	require.Equal(t, []string{"person:zs", "person:big-blue", "person:putin"}, rep.EntityIDs)
-	require.Equal(t, 3, rep.EntitiesMerged)
+	require.Equal(t, 0, rep.EntitiesMerged, "the names differ only in case: nothing to merge")
+	require.Equal(t, 3, rep.EntitiesUnchanged)
 }
 
 func TestIngestLocalIDs(t *testing.T) {
@@ -305,7 +307,8 @@ func TestIngestLocalIDs(t *testing.T) {
 	rep = mustIngest(t, g, second, kgmem.WithLocalIDs())
 	require.Equal(t, []string{"person:李四", "project:项目a"}, rep.EntityIDs)
 	require.Equal(t, 1, rep.EntitiesCreated)
-	require.Equal(t, 1, rep.EntitiesMerged)
+	require.Equal(t, 0, rep.EntitiesMerged)
+	require.Equal(t, 1, rep.EntitiesUnchanged, "项目A is mentioned again, with nothing new")
 	mustRelation(t, g, "person:张三", "project:项目a", "works_on")
 	mustRelation(t, g, "person:李四", "project:项目a", "works_on")
 	require.Equal(t, 3, g.Stats().Entities)
@@ -687,8 +690,10 @@ func TestIngestIsIdempotent(t *testing.T) {
 		second := mustIngest(t, g, x, opts...)
 		require.Equal(t, after, stateOf(t, g), "the second ingest changed the graph")
 		require.Zero(t, second.EntitiesCreated+second.RelationsCreated+second.PlaceholdersCreated)
-		require.Equal(t, first.EntitiesCreated+first.PlaceholdersCreated, second.EntitiesMerged+boolInt(first.PlaceholdersCreated > 0))
-		require.Equal(t, first.RelationsCreated, second.RelationsUpdated)
+		require.Zero(t, second.EntitiesMerged+second.RelationsUpdated, "the report of the second ingest says nothing changed")
+		require.Equal(t, first.EntitiesCreated+first.PlaceholdersCreated, second.EntitiesUnchanged+boolInt(first.PlaceholdersCreated > 0))
+		require.Equal(t, first.RelationsCreated, second.RelationsUnchanged)
+		require.Zero(t, first.EntitiesUnchanged+first.RelationsUnchanged)
 		require.Equal(t, first.EntitiesDeduplicated, second.EntitiesDeduplicated)
 		require.Equal(t, first.EntityIDs, second.EntityIDs)
 	}
@@ -764,15 +769,17 @@ func TestIngestOtherBackends(t *testing.T) {
 	})
 	t.Run("a failing backend keeps what it wrote, and the report says so", func(t *testing.T) {
 		g := seed()
-		// Writes: person:zhangsan, person:alice, entity:bob, then three
-		// relations. Fail the fifth.
+		// Writes: person:zhangsan, person:alice, entity:bob, then two
+		// relations (works_on gains nothing without a source and is not
+		// written). Fail the fifth.
 		rep, err := kgmem.Ingest(ctx, &failingWrites{KnowledgeGraph: g, n: 4}, x, kgmem.WithPlaceholders())
 		require.ErrorIs(t, err, errBackend)
 		require.Equal(t, 1, rep.EntitiesCreated)
 		require.Equal(t, 1, rep.EntitiesMerged)
 		require.Equal(t, 1, rep.PlaceholdersCreated)
-		require.Equal(t, 1, rep.RelationsUpdated)
-		require.Equal(t, 0, rep.RelationsCreated)
+		require.Equal(t, 0, rep.RelationsUpdated)
+		require.Equal(t, 1, rep.RelationsUnchanged)
+		require.Equal(t, 1, rep.RelationsCreated)
 		require.Equal(t, 5, g.Stats().Entities)
 	})
 	t.Run("AddBatch failing writes nothing", func(t *testing.T) {
@@ -945,4 +952,53 @@ func TestIngestUsesNameFinder(t *testing.T) {
 	require.Equal(t, 2, nf.byName, "zhang san and project apollo, each looked up once")
 	require.Equal(t, 1, nf.byWords, "+++ has no match key: it is searched by keyword")
 	mustRelation(t, g, "p:zs", "proj:apollo", "works_on")
+}
+
+// TestIngestReportsWhatChanged ingests a response, then one that repeats
+// it with one new fact: only what changed counts as merged or updated.
+func TestIngestReportsWhatChanged(t *testing.T) {
+	g := kgmem.NewInMemoryGraph()
+	x := kgmem.Extraction{
+		Entities: []kgmem.ExtractedEntity{
+			{Name: "张三", Type: "person", Aliases: []string{"Zhang San"}},
+			{Name: "Project Apollo", Type: "project"},
+			{Name: "Alice", Type: "person"},
+		},
+		Relations: []kgmem.ExtractedRelation{
+			{Source: "张三", Target: "Project Apollo", Type: "works_on", Weight: weight(0.8)},
+			{Source: "Alice", Target: "Project Apollo", Type: "leads"},
+			{Source: "Alice", Target: "Alice", Type: "reviews"}, // a self-loop is written like any relation
+		},
+	}
+	first := mustIngest(t, g, x, kgmem.WithSource("p1"))
+	require.Equal(t, 3, first.EntitiesCreated)
+	require.Equal(t, 3, first.RelationsCreated)
+	mustRelation(t, g, "person:alice", "person:alice", "reviews")
+
+	y := x
+	y.Entities = slices.Clone(x.Entities)
+	y.Entities[2].Description = "PM" // Alice changes
+	y.Relations = slices.Clone(x.Relations)
+	y.Relations[0].Weight = weight(0.9) // so does works_on
+	rep := mustIngest(t, g, y, kgmem.WithSource("p1"))
+	require.Equal(t, kgmem.IngestReport{
+		EntitiesMerged: 1, EntitiesUnchanged: 2,
+		RelationsUpdated: 1, RelationsUnchanged: 2,
+		EntityIDs: []string{"person:张三", "project:project_apollo", "person:alice"},
+	}, withoutKinds(rep))
+	require.Equal(t, "PM", mustEntity(t, g, "person:alice").Description)
+	require.Equal(t, 0.9, mustRelation(t, g, "person:张三", "project:project_apollo", "works_on").Weight)
+
+	// A new source is a change to everything it now cites.
+	rep = mustIngest(t, g, y, kgmem.WithSource("p2"))
+	require.Equal(t, 3, rep.EntitiesMerged)
+	require.Equal(t, 3, rep.RelationsUpdated)
+	require.Zero(t, rep.EntitiesUnchanged+rep.RelationsUnchanged)
+}
+
+// withoutKinds returns rep with the fields TestIngestReportsWhatChanged
+// does not compare cleared.
+func withoutKinds(rep kgmem.IngestReport) kgmem.IngestReport {
+	rep.Skipped = nil
+	return rep
 }

@@ -137,6 +137,12 @@ func WithTitleBoost(x float64) StoreOption {
 // exclusively; Search and Get share it. Tokenizing and copying happen
 // outside the lock.
 //
+// # Zero value
+//
+// The zero value is an empty store ready to use, ranked with the defaults
+// (k1 = 1.2, b = 0.75, title boost 2), as NewInMemoryKnowledgeStore()
+// returns it.
+//
 // # Costs
 //
 // Put and Delete cost O(terms of the page) plus map updates. Search costs
@@ -147,11 +153,15 @@ func WithTitleBoost(x float64) StoreOption {
 // or the garbage collector has reclaimed it.
 type InMemoryKnowledgeStore struct {
 	// Ranking parameters; set once by NewInMemoryKnowledgeStore, then
-	// read-only.
+	// read-only. Read them through params: a zero field means its default,
+	// so that the zero value ranks as NewInMemoryKnowledgeStore() does, and
+	// an explicit 0 (WithTitleBoost(0)) is held as NaN, a value no option
+	// accepts.
 	k1, b, titleBoost float64
 
 	// mu guards pages, postings, numbered, free, titleTerms and
-	// contentTerms.
+	// contentTerms. pages and postings are nil until the first Put of a
+	// zero-value store, which makes them under mu.
 	//
 	// Invariants, true whenever mu is not held for writing:
 	//   - pages[id] is the entry of the page with that ID; its page field is
@@ -229,16 +239,43 @@ type posting struct {
 }
 
 // NewInMemoryKnowledgeStore returns an empty store ranked with the given
-// options; without options it uses k1 = 1.2, b = 0.75 and title boost 2.
+// options; without options it uses k1 = 1.2, b = 0.75 and title boost 2,
+// as the zero value does.
 func NewInMemoryKnowledgeStore(opts ...StoreOption) *InMemoryKnowledgeStore {
 	c := newStoreConfig(opts)
 	return &InMemoryKnowledgeStore{
-		k1:         c.k1,
-		b:          c.b,
-		titleBoost: c.titleBoost,
+		k1:         heldParam(c.k1),
+		b:          heldParam(c.b),
+		titleBoost: heldParam(c.titleBoost),
 		pages:      make(map[string]*pageEntry),
 		postings:   make(map[string]*postingList),
 	}
+}
+
+// heldParam returns how the store holds ranking parameter v: v itself, or
+// NaN for 0, which the zero value's fields mean "default" by.
+func heldParam(v float64) float64 {
+	if v == 0 {
+		return math.NaN()
+	}
+	return v
+}
+
+// param returns the value of a ranking parameter held as v (see
+// heldParam), def for a zero field.
+func param(v, def float64) float64 {
+	switch {
+	case v == 0:
+		return def
+	case math.IsNaN(v):
+		return 0
+	}
+	return v
+}
+
+// params returns the store's ranking parameters.
+func (s *InMemoryKnowledgeStore) params() (k1, b, titleBoost float64) {
+	return param(s.k1, DefaultBM25K1), param(s.b, DefaultBM25B), param(s.titleBoost, DefaultTitleBoost)
 }
 
 // Len returns the number of pages stored.
@@ -375,11 +412,12 @@ func (s *InMemoryKnowledgeStore) newEntry(p KnowledgePage) (*pageEntry, []string
 		}
 		return len(toks)
 	}
-	if s.titleBoost > 0 {
+	_, _, titleBoost := s.params()
+	if titleBoost > 0 {
 		e.titleLen = count(p.Title, 0)
 	}
 	e.contentLen = count(p.Content, 1)
-	e.length = s.titleBoost*float64(e.titleLen) + float64(e.contentLen)
+	e.length = titleBoost*float64(e.titleLen) + float64(e.contentLen)
 	e.terms = make([]termRef, len(order))
 	return e, order, counts
 }
@@ -429,6 +467,11 @@ func (s *InMemoryKnowledgeStore) put(p KnowledgePage) {
 // index stores e, replacing old (nil for a new page), and adds its
 // postings; the caller holds s.mu for writing.
 func (s *InMemoryKnowledgeStore) index(e *pageEntry, order []string, counts [][2]int, old *pageEntry) {
+	if s.pages == nil { // the zero value's first page
+		s.pages = make(map[string]*pageEntry)
+		s.postings = make(map[string]*postingList)
+	}
+	_, _, titleBoost := s.params()
 	if old != nil {
 		s.unindex(old)
 		e.num = old.num
@@ -450,7 +493,7 @@ func (s *InMemoryKnowledgeStore) index(e *pageEntry, order []string, counts [][2
 			s.postings[pl.term] = pl
 		}
 		e.terms[i] = termRef{list: pl, pos: len(pl.list)}
-		tf := s.titleBoost*float64(counts[i][0]) + float64(counts[i][1])
+		tf := titleBoost*float64(counts[i][0]) + float64(counts[i][1])
 		pl.list = append(pl.list, posting{entry: e, tf: tf, length: e.length, num: e.num, ref: int32(i)})
 	}
 }
@@ -666,8 +709,8 @@ func (s *InMemoryKnowledgeStore) search(ctx context.Context, query string, limit
 		return nil, nil
 	}
 	N := float64(n)
-	avgdl := (s.titleBoost*float64(s.titleTerms) + float64(s.contentTerms)) / N
-	k1, b := s.k1, s.b
+	k1, b, titleBoost := s.params()
+	avgdl := (titleBoost*float64(s.titleTerms) + float64(s.contentTerms)) / N
 
 	lists := make([]*postingList, len(terms))
 	weights := make([]float64, len(terms)) // idf(t)·(k1+1)

@@ -169,9 +169,10 @@ func TestBM25Options(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := NewInMemoryKnowledgeStore(tc.opts...)
-			assert.Equal(t, tc.k1, s.k1)
-			assert.Equal(t, tc.b, s.b)
-			assert.Equal(t, tc.boost, s.titleBoost)
+			k1, b, boost := s.params()
+			assert.Equal(t, tc.k1, k1)
+			assert.Equal(t, tc.b, b)
+			assert.Equal(t, tc.boost, boost)
 		})
 	}
 }
@@ -257,6 +258,83 @@ func TestStoreValidation(t *testing.T) {
 			checkIndex(t, s)
 		})
 	}
+}
+
+// TestStoreZeroValue uses a store that no constructor made: it is empty,
+// ready to use, and ranks exactly as NewInMemoryKnowledgeStore() does.
+func TestStoreZeroValue(t *testing.T) {
+	ctx := context.Background()
+	pages := []KnowledgePage{
+		{ID: "a", Title: "consistent hashing", Content: "a ring of nodes and keys"},
+		{ID: "b", Title: "raft", Content: "consensus with a leader; the ring is not involved"},
+		{ID: "c", Content: "一致性哈希把节点映射到环上"},
+	}
+	var zero InMemoryKnowledgeStore
+	require.Zero(t, zero.Len())
+	_, ok, err := zero.Get(ctx, "a")
+	require.NoError(t, err)
+	require.False(t, ok)
+	require.ErrorIs(t, zero.Delete(ctx, "a"), ErrNotFound)
+	res, err := zero.Search(ctx, "ring", 10)
+	require.NoError(t, err)
+	require.Empty(t, res)
+
+	made := NewInMemoryKnowledgeStore()
+	for _, p := range pages {
+		require.NoError(t, zero.Put(ctx, p))
+		mustPut(t, made, p)
+	}
+	for _, q := range []string{"ring", "consistent hashing ring", "一致性哈希", "leader"} {
+		want, err := made.Search(ctx, q, 10)
+		require.NoError(t, err)
+		got, err := zero.Search(ctx, q, 10)
+		require.NoError(t, err)
+		require.Equal(t, want, got, "query %q", q)
+	}
+	checkIndex(t, &zero)
+	require.NoError(t, zero.Delete(ctx, "a"))
+	require.Equal(t, 2, zero.Len())
+
+	// Concurrent first writes to a zero store are safe.
+	var fresh InMemoryKnowledgeStore
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			assert.NoError(t, fresh.Put(ctx, KnowledgePage{ID: fmt.Sprint(i), Content: "ring"}))
+		}()
+	}
+	wg.Wait()
+	require.Equal(t, 8, fresh.Len())
+
+	// An explicit 0 is not the default: WithTitleBoost(0) still leaves
+	// titles out, and WithBM25(0, 0) is kept.
+	k1, b, boost := NewInMemoryKnowledgeStore(WithBM25(0, 0), WithTitleBoost(0)).params()
+	require.Equal(t, [3]float64{0, 0, 0}, [3]float64{k1, b, boost})
+	k1, b, boost = zero.params()
+	require.Equal(t, [3]float64{DefaultBM25K1, DefaultBM25B, DefaultTitleBoost}, [3]float64{k1, b, boost})
+
+	// A snapshot loads into a zero store, and into a store with an
+	// explicit 0, keeping each one's ranking.
+	var snap strings.Builder
+	_, err = made.WriteTo(&snap)
+	require.NoError(t, err)
+	var loaded InMemoryKnowledgeStore
+	_, err = loaded.ReadFrom(strings.NewReader(snap.String()))
+	require.NoError(t, err)
+	noTitles := NewInMemoryKnowledgeStore(WithTitleBoost(0))
+	_, err = noTitles.ReadFrom(strings.NewReader(snap.String()))
+	require.NoError(t, err)
+	for _, q := range []string{"ring", "raft"} {
+		want, _ := made.Search(ctx, q, 10)
+		got, err := loaded.Search(ctx, q, 10)
+		require.NoError(t, err)
+		require.Equal(t, want, got, "query %q", q)
+	}
+	res, err = noTitles.Search(ctx, "raft", 10)
+	require.NoError(t, err)
+	require.Empty(t, res, "titles are not indexed with WithTitleBoost(0), and only a title says raft")
 }
 
 func TestStoreSearchEdgeQueries(t *testing.T) {
@@ -487,7 +565,8 @@ func compareWithFresh(t *testing.T, r *rand.Rand, s *InMemoryKnowledgeStore, mod
 	ctx := context.Background()
 	checkIndex(t, s)
 	require.Equal(t, len(model), s.Len())
-	fresh := NewInMemoryKnowledgeStore(WithTitleBoost(s.titleBoost))
+	_, _, boost := s.params()
+	fresh := NewInMemoryKnowledgeStore(WithTitleBoost(boost))
 	// Insert in a shuffled order: the result must not depend on it.
 	keys := slices.Sorted(maps.Keys(model))
 	r.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
@@ -514,6 +593,7 @@ func compareWithFresh(t *testing.T, r *rand.Rand, s *InMemoryKnowledgeStore, mod
 // by recomputing the index from the stored pages.
 func checkIndex(t *testing.T, s *InMemoryKnowledgeStore) {
 	t.Helper()
+	_, _, boost := s.params()
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	type key struct{ term, id string }
@@ -522,13 +602,13 @@ func checkIndex(t *testing.T, s *InMemoryKnowledgeStore) {
 	for id, e := range s.pages {
 		require.Equal(t, id, e.page.ID)
 		var title []string
-		if s.titleBoost > 0 {
+		if boost > 0 {
 			title = Tokenize(e.page.Title)
 		}
 		content := Tokenize(e.page.Content)
 		require.Equal(t, len(title), e.titleLen)
 		require.Equal(t, len(content), e.contentLen)
-		require.Equal(t, s.titleBoost*float64(len(title))+float64(len(content)), e.length)
+		require.Equal(t, boost*float64(len(title))+float64(len(content)), e.length)
 		titleTerms += int64(len(title))
 		contentTerms += int64(len(content))
 		titleTF, contentTF := map[string]int{}, map[string]int{}
@@ -539,7 +619,7 @@ func checkIndex(t *testing.T, s *InMemoryKnowledgeStore) {
 			contentTF[tok]++
 		}
 		for _, tok := range slices.Concat(title, content) {
-			want[key{tok, id}] = s.titleBoost*float64(titleTF[tok]) + float64(contentTF[tok])
+			want[key{tok, id}] = boost*float64(titleTF[tok]) + float64(contentTF[tok])
 		}
 		for k, ref := range e.terms {
 			require.Same(t, e, ref.list.list[ref.pos].entry)

@@ -60,7 +60,8 @@ func main() {
 		fmt.Printf("relation %s -[%s %.2f]-> %s\n", r.SourceID, r.Type, r.Weight, r.TargetID)
 	}
 
-	// The same response ingested again changes nothing: everything merges.
+	// The same response ingested again changes nothing, and the report says
+	// so: every entity and relation is found unchanged, and none is written.
 	rep, err = kgmem.Ingest(ctx, g, x, kgmem.WithSource(page.ID))
 	if err != nil {
 		log.Fatal(err)
@@ -85,9 +86,9 @@ func main() {
 
 func printReport(label string, rep kgmem.IngestReport) {
 	fmt.Printf("%s: entities %s; relations %s; placeholders %d; weights clamped %d\n", label,
-		counts("created", rep.EntitiesCreated, "merged", rep.EntitiesMerged,
+		counts("created", rep.EntitiesCreated, "merged", rep.EntitiesMerged, "unchanged", rep.EntitiesUnchanged,
 			"deduplicated", rep.EntitiesDeduplicated, "skipped", rep.EntitiesSkipped),
-		counts("created", rep.RelationsCreated, "updated", rep.RelationsUpdated,
+		counts("created", rep.RelationsCreated, "updated", rep.RelationsUpdated, "unchanged", rep.RelationsUnchanged,
 			"deduplicated", rep.RelationsDeduplicated, "skipped", rep.RelationsSkipped),
 		rep.PlaceholdersCreated, rep.WeightsClamped)
 }
