@@ -224,7 +224,7 @@ func giantHub(paths, fan int, w float64) ([]Entity, []Relation) {
 // thousand relations.
 func TestFindPathsGiantHubBounded(t *testing.T) {
 	ctx := context.Background()
-	es, rs := giantHub(4000, 100_000, 0.5)
+	es, rs := giantHub(4000, sized(100_000, 25_000), 0.5) // 400M relations to scan, or 100M under -short
 	g := buildGraph(t, es, rs)
 	opts := PathOptions{MaxHops: 10}
 	var res PathResult
@@ -464,7 +464,7 @@ func star(n int) ([]Entity, []Relation) {
 // result returned the whole result and a nil error. It must return
 // ctx.Err(), and stop within a bounded amount of work.
 func TestGetRelatedCancelledAfterLastHop(t *testing.T) {
-	const n = 100_000
+	n := sized(100_000, 3*sortChunk) // more than two chunks for sortCtx to merge
 	es, rs := star(n)
 	g := buildGraph(t, es, rs)
 	run := func(s *cancelStep) ([]ScoredEntity, error) {
@@ -513,7 +513,7 @@ func TestGetRelatedCancelledAfterLastHop(t *testing.T) {
 	}
 
 	// Through the public method: a call cancelled mid-way returns ctx.Err().
-	bes, brs := star(200_000)
+	bes, brs := star(sized(200_000, 50_000))
 	big := buildGraph(t, bes, brs)
 	requireCancelledWithin(t, func(ctx context.Context) error {
 		_, err := big.GetRelated(ctx, "hub", TraverseOptions{Depth: 1})

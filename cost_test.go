@@ -35,6 +35,17 @@ func costOf(f func()) (time.Duration, uint64) {
 	return elapsed, after.TotalAlloc - before.TotalAlloc
 }
 
+// sized returns full, or short under go test -short: the regression
+// tests below shrink their inputs there, keeping every check, so that the
+// short run stays quick; the full run keeps the sizes that made the old
+// code take seconds to minutes.
+func sized(full, short int) int {
+	if testing.Short() {
+		return short
+	}
+	return full
+}
+
 // costLimit is the wall-clock bound of the tests below. The inputs are
 // sized so that the quadratic code they guard against needed from 25 s to
 // several minutes on a fast machine without -race.
@@ -69,7 +80,8 @@ func repeatedEntityOutput(copies, aliases int) []byte {
 // with 20 new aliases each. Merging used to rebuild the entity's alias set
 // and re-file every alias on each mention: 51 s and 9 GiB allocated.
 func TestIngestRepeatedEntityIsLinear(t *testing.T) {
-	out := repeatedEntityOutput(2000, 20)
+	copies := sized(2000, 500)
+	out := repeatedEntityOutput(copies, 20)
 	g := NewInMemoryGraph()
 	var rep IngestReport
 	elapsed, alloc := costOf(func() {
@@ -80,13 +92,13 @@ func TestIngestRepeatedEntityIsLinear(t *testing.T) {
 	})
 	t.Logf("%d KB of model output: %v, %d MiB allocated", len(out)>>10, elapsed, alloc>>20)
 	require.Equal(t, 1, rep.EntitiesCreated)
-	require.Equal(t, 1999, rep.EntitiesDeduplicated)
+	require.Equal(t, copies-1, rep.EntitiesDeduplicated)
 	e, ok, err := g.GetEntity(context.Background(), "project:project_apollo")
 	require.NoError(t, err)
 	require.True(t, ok)
-	require.Len(t, e.Aliases, 2000*20)
+	require.Len(t, e.Aliases, copies*20)
 	require.Equal(t, "apollo 0-0", e.Aliases[0])
-	require.Equal(t, "apollo 1999-19", e.Aliases[len(e.Aliases)-1])
+	require.Equal(t, fmt.Sprintf("apollo %d-19", copies-1), e.Aliases[len(e.Aliases)-1])
 	require.Less(t, elapsed, costLimit)
 	require.Less(t, alloc, uint64(1<<30), "bytes allocated")
 }
@@ -96,12 +108,13 @@ func TestIngestRepeatedEntityIsLinear(t *testing.T) {
 // de-duplicated by scanning the list for each one: 4 s for 40,000 tags,
 // about 25 times as long for 200,000.
 func TestIngestManyTagsIsLinear(t *testing.T) {
-	tags := make([]string, 200_000)
+	tags := make([]string, sized(200_000, 50_000))
 	for i := range tags {
 		tags[i] = fmt.Sprintf("Tag%d", i)
 	}
 	x := Extraction{Entities: []ExtractedEntity{{Name: "x", Tags: tags}}}
-	for i := range MaxExtractedEntities - 1 {
+	mentions := sized(MaxExtractedEntities-1, 2_000)
+	for i := range mentions {
 		x.Entities = append(x.Entities, ExtractedEntity{Name: "y", Tags: tags[i*10 : i*10+10]})
 	}
 	g := NewInMemoryGraph(WithTagConstraints(TagConstraints{MaxTagsPerEntity: 1 << 30}))
@@ -113,7 +126,7 @@ func TestIngestManyTagsIsLinear(t *testing.T) {
 	})
 	t.Logf("%v", elapsed)
 	require.Equal(t, 2, rep.EntitiesCreated)
-	for id, n := range map[string]int{"entity:x": 200_000, "entity:y": (MaxExtractedEntities - 1) * 10} {
+	for id, n := range map[string]int{"entity:x": len(tags), "entity:y": mentions * 10} {
 		e, _, err := g.GetEntity(context.Background(), id)
 		require.NoError(t, err)
 		require.Len(t, e.Tags, n, id)
@@ -128,11 +141,12 @@ func TestIngestManyTagsIsLinear(t *testing.T) {
 // each ambiguity it reported.
 func TestIngestSharedNameIsLinear(t *testing.T) {
 	var x Extraction
-	for i := range MaxExtractedEntities {
+	entities, relations := sized(MaxExtractedEntities, 2_000), sized(MaxExtractedRelations, 10_000)
+	for i := range entities {
 		x.Entities = append(x.Entities, ExtractedEntity{Name: "John", Type: fmt.Sprintf("t%d", i)})
 	}
-	for i := range MaxExtractedRelations {
-		x.Relations = append(x.Relations, ExtractedRelation{Source: "John", Target: fmt.Sprintf("t%d:John", i%MaxExtractedEntities), Type: "knows"})
+	for i := range relations {
+		x.Relations = append(x.Relations, ExtractedRelation{Source: "John", Target: fmt.Sprintf("t%d:John", i%entities), Type: "knows"})
 	}
 	g := NewInMemoryGraph()
 	var rep IngestReport
@@ -142,10 +156,10 @@ func TestIngestSharedNameIsLinear(t *testing.T) {
 		require.NoError(t, err)
 	})
 	t.Logf("%v, %d MiB allocated", elapsed, alloc>>20)
-	require.Equal(t, MaxExtractedEntities, rep.EntitiesCreated)
-	require.Equal(t, MaxExtractedRelations, rep.RelationsSkipped)
+	require.Equal(t, entities, rep.EntitiesCreated)
+	require.Equal(t, relations, rep.RelationsSkipped)
 	require.Contains(t, rep.Skipped[0].Reason, `source "John" is ambiguous: matches entities "t0:john", "t1000:john", "t1001:john"`)
-	require.Contains(t, rep.Skipped[0].Reason, "and 9990 more")
+	require.Contains(t, rep.Skipped[0].Reason, fmt.Sprintf("and %d more", entities-10))
 	require.Less(t, elapsed, costLimit)
 	require.Less(t, alloc, uint64(1<<30), "bytes allocated")
 }
@@ -164,13 +178,14 @@ func manyTypes(n int) ([]Entity, []Relation) {
 // one batch, then reads a snapshot of them. AddBatch used to look each type
 // up in a list of the batch's types, under the write lock: 27 s for each.
 func TestAddBatchManyTypesIsLinear(t *testing.T) {
-	ents, rels := manyTypes(100_000)
+	n := sized(100_000, 25_000)
+	ents, rels := manyTypes(n)
 	g := NewInMemoryGraph()
 	elapsed, _ := costOf(func() { require.NoError(t, g.AddBatch(context.Background(), ents, rels)) })
 	t.Logf("AddBatch: %v", elapsed)
 	require.Less(t, elapsed, costLimit)
-	require.Equal(t, 100_000, g.Stats().Relations)
-	r, ok, err := g.GetRelation(context.Background(), "a", "b", "type099999")
+	require.Equal(t, n, g.Stats().Relations)
+	r, ok, err := g.GetRelation(context.Background(), "a", "b", fmt.Sprintf("type%06d", n-1))
 	require.NoError(t, err)
 	require.True(t, ok)
 	require.Equal(t, 0.5, r.Weight)
