@@ -23,10 +23,19 @@
 //
 // # Semantics
 //
-// Scores are products of relation weights, which lie in [0,1], so a longer
+// Scores are products of relation weights, which lie in (0,1], so a longer
 // path never scores higher than its prefix. Every ordering kgmem returns is
 // total and documented: results never depend on insertion order or map
 // iteration.
+//
+// Zero values are useful defaults: TraverseOptions{} walks one hop,
+// PathOptions{} finds the 3 best paths of up to 4 hops, a Relation without
+// a Weight is unweighted (stored as 1), and a zero [InMemoryKnowledgeStore]
+// is an empty store ready to use. Both option types walk Outgoing by
+// default, the zero Direction; the retriever's graph channel walks Both,
+// since a question may name either end of a relation. An empty or
+// whitespace-only ID is rejected by every method that takes one, reads
+// included. A relation may join an entity to itself.
 //
 // # Limits
 //
@@ -53,7 +62,12 @@
 // # Errors
 //
 // Errors wrap one of the sentinels (test with errors.Is) and name the
-// offending value (a long one by a prefix and its length): [ErrNotFound] for a missing entity, relation or page,
+// offending value (a long one by a prefix and its length). A message names
+// the package once and the sentinel last:
+//
+//	kgmem: remove entity "person:alice": not found
+//
+// The sentinels are [ErrNotFound] for a missing entity, relation or page,
 // [ErrInvalidArgument] for a value that breaks a documented rule,
 // [ErrNoPath] when FindPaths finds nothing, [ErrClosed] after Close,
 // [ErrLocked] when another Open holds a durable graph's files, and

@@ -115,7 +115,8 @@
 // Errors wrap kgmem's sentinels ([kgmem.ErrNotFound],
 // [kgmem.ErrInvalidArgument], [kgmem.ErrNoPath]) exactly where the
 // in-memory graph's do, and name the offending value, a long one by a
-// prefix. Database failures are returned wrapped, with the operation and
+// prefix. Messages name the package once ("pgraph: remove entity "x": not
+// found"; a rule of kgmem's reads as kgmem's own error). Database failures are returned wrapped, with the operation and
 // the value named. When the connection to PostgreSQL cannot be made or
 // breaks (the server restarts or ends the session, the network fails),
 // the error wraps [ErrConnectionLost] and says so, and, for a write,
