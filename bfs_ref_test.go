@@ -422,7 +422,7 @@ func TestGetRelatedMatchesReference(t *testing.T) {
 	t.Parallel()
 	graphs := 300
 	if testing.Short() {
-		graphs = 50
+		graphs = 20
 	}
 	for n := range graphs {
 		rng := rand.New(rand.NewPCG(uint64(n), 0x6b676d656d))
@@ -466,7 +466,7 @@ func TestGetRelatedIgnoresInsertionOrder(t *testing.T) {
 	t.Parallel()
 	graphs := 150
 	if testing.Short() {
-		graphs = 30
+		graphs = 12
 	}
 	for n := range graphs {
 		rng := rand.New(rand.NewPCG(uint64(n), 0x6f72646572))

@@ -513,7 +513,7 @@ func TestGetRelatedCancelledAfterLastHop(t *testing.T) {
 	}
 
 	// Through the public method: a call cancelled mid-way returns ctx.Err().
-	bes, brs := star(sized(200_000, 100_000))
+	bes, brs := star(sized(200_000, 50_000))
 	big := buildGraph(t, bes, brs)
 	requireCancelledWithin(t, func(ctx context.Context) error {
 		_, err := big.GetRelated(ctx, "hub", TraverseOptions{Depth: 1})

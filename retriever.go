@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/kgmem/kgmem/internal/quote"
 	"golang.org/x/sync/errgroup"
 )
@@ -26,7 +27,10 @@ const (
 
 // DefaultExpansion is how the graph channel expands the entities a query
 // names unless WithExpansion says otherwise: walks of up to
-// DefaultWalkHops hops, both directions.
+// DefaultWalkHops hops, both directions. Unlike GetRelated and FindPaths,
+// whose zero Direction follows relations the way they are stated, the
+// graph channel walks Both: a question may name either end of a
+// relation, and its words, not a zero value, decide each hop's direction.
 var DefaultExpansion = TraverseOptions{Depth: DefaultWalkHops, Direction: Both}
 
 // RetrieverConfig configures a MemoryRetriever. The zero value is valid:
@@ -173,7 +177,7 @@ func (r *MemoryRetriever) config() (RetrieverConfig, error) {
 		return bad("unknown strategy %v", r.strategy)
 	}
 	if err := validateTraverse(&r.expansion); err != nil {
-		return bad("expansion: %v", err)
+		return c, errmsg.Wrap("kgmem: retriever config: expansion", err)
 	}
 	if err := c.Vocabulary.validate(); err != nil {
 		return c, err
