@@ -56,6 +56,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/kgmem/kgmem/internal/quote"
 )
 
@@ -860,22 +861,10 @@ func (lr *lineReader) wrap(err error) error {
 	return withContext(err, "%s line %d", lr.what, lr.line)
 }
 
-// contextError puts context in front of an error's message without
-// repeating its "kgmem: " prefix, and wraps it.
-type contextError struct {
-	context string // "kgmem: snapshot line 3"
-	err     error
-}
-
-func (e *contextError) Error() string {
-	return e.context + ": " + strings.TrimPrefix(e.err.Error(), "kgmem: ")
-}
-
-func (e *contextError) Unwrap() error { return e.err }
-
-// withContext returns err with "kgmem: " + the formatted context in front.
+// withContext returns err with "kgmem: " and the formatted context in
+// front of its message, which keeps no second package prefix.
 func withContext(err error, format string, args ...any) error {
-	return &contextError{context: "kgmem: " + fmt.Sprintf(format, args...), err: err}
+	return errmsg.Wrap("kgmem: "+fmt.Sprintf(format, args...), err)
 }
 
 // decodeStrict decodes the JSON object in line into v, a pointer to a
