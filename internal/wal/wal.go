@@ -348,9 +348,6 @@ func (l *Log) forget() {
 	open.Unlock()
 }
 
-// Path returns the journal's path.
-func (l *Log) Path() string { return l.jpath }
-
 // Recovery returns what Open found and repaired.
 func (l *Log) Recovery() Recovery { return l.recovery }
 
