@@ -499,6 +499,9 @@ func OpenStore(dir string, opts ...DurableOption) (*DurableKnowledgeStore, error
 		return nil, err
 	}
 	s := NewInMemoryKnowledgeStore(c.store...)
+	if err := s.modelErr; err != nil {
+		return nil, withContext(err, "open store")
+	}
 	log, err := wal.Open(dir, storeMachine{s}, c.walOptions("pages"))
 	if err != nil {
 		return nil, err

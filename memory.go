@@ -45,6 +45,9 @@ func OpenMemory(dir string, opts ...DurableOption) (*Memory, error) {
 		return nil, err
 	}
 	m := &Memory{graph: NewInMemoryGraph(c.graph...), store: NewInMemoryKnowledgeStore(c.store...)}
+	if err := m.store.modelErr; err != nil {
+		return nil, withContext(err, "open memory")
+	}
 	log, err := wal.Open(dir, memoryMachine{m}, c.walOptions("memory"))
 	if err != nil {
 		return nil, err
@@ -105,6 +108,8 @@ func (m *Memory) Ingest(ctx context.Context, page KnowledgePage, x Extraction, o
 type ingestRecord struct {
 	Op        mutationOp     `json:"op"`
 	Page      *KnowledgePage `json:"page"`
+	Model     string         `json:"model,omitempty"`  // with an embedder: the model of Vector
+	Vector    vector         `json:"vector,omitempty"` // with an embedder: the page's vector
 	Entities  []Entity       `json:"entities,omitempty"`
 	Relations []Relation     `json:"relations,omitempty"`
 }
@@ -117,6 +122,9 @@ func (m *Memory) commitIngest(ctx context.Context, page KnowledgePage, ents []En
 	gm := &mutation{Op: opAddBatch, Entities: ents, Relations: rels}
 	pm := &pageMutation{Op: opPutPage, Page: &page}
 	if err := m.graph.check(gm); err != nil {
+		return err
+	}
+	if err := m.store.embed(ctx, []*pageMutation{pm}); err != nil {
 		return err
 	}
 	if err := m.store.check(pm); err != nil {
@@ -134,7 +142,7 @@ func (m *Memory) commitIngest(ctx context.Context, page KnowledgePage, ents []En
 	if err := m.store.resolve(pm); err != nil {
 		return err
 	}
-	rec := ingestRecord{Op: opIngest, Page: pm.Page, Entities: gm.Entities, Relations: gm.Relations}
+	rec := ingestRecord{Op: opIngest, Page: pm.Page, Model: pm.Model, Vector: pm.Vector, Entities: gm.Entities, Relations: gm.Relations}
 	if err := m.log.Append(&rec); err != nil {
 		return err
 	}
@@ -200,6 +208,8 @@ type memoryRecord struct {
 	Key       *RelationKey   `json:"key,omitempty"`
 	Tags      []string       `json:"tags,omitempty"`
 	Page      *KnowledgePage `json:"page,omitempty"`
+	Model     string         `json:"model,omitempty"`
+	Vector    vector         `json:"vector,omitempty"`
 }
 
 var memoryRecordNames = jsonNames(reflect.TypeFor[memoryRecord]())
@@ -215,17 +225,21 @@ func (mm memoryMachine) Replay(version int, body []byte) error {
 		if r.Entities != nil || r.Relations != nil || r.Key != nil || r.Tags != nil {
 			return malformed(r.Op)
 		}
-		return m.store.replay(&pageMutation{Op: r.Op, Page: r.Page, ID: r.ID})
+		return m.store.replay(&pageMutation{Op: r.Op, Page: r.Page, ID: r.ID, Model: r.Model, Vector: r.Vector})
 	case opIngest:
 		if r.Page == nil || r.ID != "" || r.Key != nil || r.Tags != nil {
 			return malformed(r.Op)
 		}
+		pm := &pageMutation{Op: opPutPage, Page: r.Page, Model: r.Model, Vector: r.Vector}
+		if err := m.store.check(pm); err != nil { // before the graph changes
+			return err
+		}
 		if err := m.graph.replay(&mutation{Op: opAddBatch, Entities: r.Entities, Relations: r.Relations}); err != nil {
 			return err
 		}
-		return m.store.replay(&pageMutation{Op: opPutPage, Page: r.Page})
+		return m.store.replay(pm)
 	}
-	if r.Page != nil {
+	if r.Page != nil || r.Vector != nil || r.Model != "" {
 		return malformed(r.Op)
 	}
 	return m.graph.replay(&mutation{Op: r.Op, Entities: r.Entities, Relations: r.Relations, ID: r.ID, Key: r.Key, Tags: r.Tags})

@@ -67,6 +67,10 @@ const (
 	// snapshotVersion is the snapshot format version kgmem writes; it
 	// reads this one and version 1.
 	snapshotVersion = 2
+	// pagesVectorVersion is the page snapshot version of a store with an
+	// embedder: version 2 with the model in the header and a vector on
+	// each page's line. A store without one writes version 2.
+	pagesVectorVersion = 3
 	// maxLineSize is the longest snapshot line, newline excluded, that
 	// kgmem writes or reads: 64 MiB. It bounds the memory a hostile
 	// snapshot can make a reader allocate for one line.
@@ -109,10 +113,11 @@ type snapshotHeader struct {
 
 // pagesHeader is the first line of a knowledge store snapshot.
 type pagesHeader struct {
-	Format  string `json:"format"`
-	Version int    `json:"version"`
-	Seq     uint64 `json:"seq,omitempty"`
-	Pages   int64  `json:"pages"`
+	Format  string       `json:"format"`
+	Version int          `json:"version"`
+	Seq     uint64       `json:"seq,omitempty"`
+	Pages   int64        `json:"pages"`
+	Model   *modelHeader `json:"model,omitempty"` // version 3: the model of the pages' vectors
 }
 
 var (

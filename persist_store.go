@@ -1,6 +1,7 @@
 package kgmem
 
 import (
+	"fmt"
 	"io"
 	"reflect"
 	"slices"
@@ -12,22 +13,39 @@ import (
 // pagesData is a copy of a store's pages, as a snapshot holds them.
 type pagesData struct {
 	seq   uint64
-	pages []KnowledgePage // by ID once sorted
+	model *modelHeader // the store's embedding model; nil without one
+	pages []pageLine   // by ID once sorted
+}
+
+// pageLine is a line of a page snapshot: the page's JSON form, and with an
+// embedder its vector.
+type pageLine struct {
+	KnowledgePage
+	Vector vector `json:"vector,omitempty"`
+}
+
+// modelHeader is the embedding model in a page snapshot's header.
+type modelHeader struct {
+	Name       string `json:"name"`
+	Dimensions int    `json:"dimensions"`
 }
 
 // capture copies the store's pages; the caller holds s.mu. Stored pages
-// are never modified, so the copy shares them safely.
+// and vectors are never modified, so the copy shares them safely.
 func (s *InMemoryKnowledgeStore) capture() *pagesData {
-	d := &pagesData{pages: make([]KnowledgePage, 0, len(s.pages))}
+	d := &pagesData{pages: make([]pageLine, 0, len(s.pages))}
+	if m := s.storeModel(); m != nil {
+		d.model = &modelHeader{Name: m.Name, Dimensions: m.Dimensions}
+	}
 	for _, e := range s.pages {
-		d.pages = append(d.pages, e.page)
+		d.pages = append(d.pages, pageLine{KnowledgePage: e.page, Vector: e.vec})
 	}
 	return d
 }
 
 // sort orders the pages by ID.
 func (d *pagesData) sort() {
-	slices.SortFunc(d.pages, func(a, b KnowledgePage) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(d.pages, func(a, b pageLine) int { return strings.Compare(a.ID, b.ID) })
 }
 
 // WriteTo writes d, sorted, as a snapshot.
@@ -39,7 +57,11 @@ func (d *pagesData) WriteTo(w io.Writer) (int64, error) {
 
 // writeLines writes d, sorted, as the lines of a snapshot.
 func (d *pagesData) writeLines(lw *lineWriter) {
-	lw.encode(pagesHeader{Format: pagesFormat, Version: snapshotVersion, Seq: d.seq, Pages: int64(len(d.pages))})
+	version := snapshotVersion
+	if d.model != nil {
+		version = pagesVectorVersion
+	}
+	lw.encode(pagesHeader{Format: pagesFormat, Version: version, Seq: d.seq, Pages: int64(len(d.pages)), Model: d.model})
 	for i := range d.pages {
 		lw.encode(&d.pages[i])
 	}
@@ -48,7 +70,8 @@ func (d *pagesData) writeLines(lw *lineWriter) {
 // WriteTo writes a snapshot of the store to w: the header line
 // {"format":"kgmem-pages","version":2,"pages":N}, then one [KnowledgePage]
 // per line in its JSON form, ordered by ID (see Snapshots in the package
-// documentation). Equal stores give byte-identical snapshots. The pages are
+// documentation). A store with an embedder writes version 3, whose header
+// names the model and whose lines carry each page's vector. Equal stores give byte-identical snapshots. The pages are
 // copied under the read lock, which is released before anything is
 // written. It returns the number of bytes written; a page whose line would
 // be longer than 64 MiB returns an error wrapping ErrInvalidArgument.
@@ -82,26 +105,53 @@ func readPagesLines(lr *lineReader, fresh *InMemoryKnowledgeStore) (pagesHeader,
 	switch {
 	case h.Format != pagesFormat:
 		return h, lr.invalid("format %s, want %q", quote.Value(h.Format), pagesFormat)
-	case !readableVersion(h.Version):
-		return h, lr.invalid("unsupported version %d, want %d", h.Version, snapshotVersion)
+	case !readableVersion(h.Version) && h.Version != pagesVectorVersion:
+		return h, lr.invalid("unsupported version %d, want %d or %d", h.Version, snapshotVersion, pagesVectorVersion)
+	case h.Version < pagesVectorVersion && h.Model != nil:
+		return h, lr.invalid("version %d has no model", h.Version)
+	case h.Version == pagesVectorVersion && h.Model == nil:
+		return h, lr.invalid("version %d without a model", h.Version)
 	case h.Version == 1 && h.Seq != 0:
 		return h, lr.invalid("version 1 has no seq")
 	case h.Pages < 0:
 		return h, lr.invalid("negative page count %d", h.Pages)
 	}
-	pageNames := jsonNames(reflect.TypeFor[KnowledgePage]())
+	if err := fresh.modelErr; err != nil {
+		return h, lr.wrap(err)
+	}
+	want := fresh.storeModel()
+	recModel := ""
+	switch {
+	case h.Model != nil && want == nil:
+		return h, lr.wrap(fmt.Errorf("kgmem: vectors of model %s, and the store has no embedder: %w", quote.Value(h.Model.Name), ErrEmbeddingModel))
+	case h.Model == nil && want != nil && h.Pages > 0:
+		return h, lr.wrap(fmt.Errorf("kgmem: pages without vectors, and the store embeds with model %s; "+
+			"open the pages without an embedder and Put them into a store with one: %w", quote.Value(want.Name), ErrEmbeddingModel))
+	case h.Model != nil && (h.Model.Name != want.Name || h.Model.Dimensions != want.Dimensions):
+		return h, lr.wrap(fmt.Errorf("kgmem: vectors of model %s with %d dimensions, and the store embeds with model %s with %d: %w",
+			quote.Value(h.Model.Name), h.Model.Dimensions, quote.Value(want.Name), want.Dimensions, ErrEmbeddingModel))
+	case h.Model != nil:
+		recModel = h.Model.Name
+	}
+	lineNames := jsonNames(reflect.TypeFor[pageLine]())
+	if h.Model == nil {
+		lineNames = jsonNames(reflect.TypeFor[KnowledgePage]())
+	}
 	for i := int64(0); i < h.Pages; i++ {
-		var p KnowledgePage
-		if err := lr.value(&p, "page", pageNames); err != nil {
+		var p pageLine
+		if err := lr.value(&p, "page", lineNames); err != nil {
 			return h, err
 		}
-		if err := validatePage(p); err != nil {
+		if err := validatePage(p.KnowledgePage); err != nil {
 			return h, lr.wrap(err)
 		}
 		if _, dup := fresh.pages[p.ID]; dup {
 			return h, lr.invalid("duplicate page %s", quote.Value(p.ID))
 		}
-		fresh.put(p)
+		if err := checkStored(p.Vector, recModel, want, "page "+quote.Value(p.ID)); err != nil {
+			return h, lr.wrap(err)
+		}
+		fresh.put(p.KnowledgePage, p.Vector)
 	}
 	return h, nil
 }

@@ -84,10 +84,15 @@ func (f StoreOption) applyDurable(c *durableConfig) { c.store = append(c.store, 
 // default.
 type storeConfig struct {
 	k1, b, titleBoost float64
+
+	embedder       Embedder
+	denseWeight    float64
+	denseWeightSet bool
+	newIndex       func(dims int) VectorIndex
 }
 
 func newStoreConfig(opts []StoreOption) storeConfig {
-	c := storeConfig{k1: DefaultBM25K1, b: DefaultBM25B, titleBoost: DefaultTitleBoost}
+	c := storeConfig{k1: DefaultBM25K1, b: DefaultBM25B, titleBoost: DefaultTitleBoost, denseWeight: DefaultDenseWeight}
 	for _, o := range opts {
 		if o != nil {
 			o(&c)
@@ -159,6 +164,16 @@ type InMemoryKnowledgeStore struct {
 	// accepts.
 	k1, b, titleBoost float64
 
+	// Dense search; set once by NewInMemoryKnowledgeStore, then
+	// read-only. embedder is nil without WithEmbedder; model is its Model()
+	// and modelErr the error of an invalid one. denseWeight is held as the
+	// ranking parameters are (see heldParam).
+	embedder    Embedder
+	model       EmbeddingModel
+	modelErr    error
+	denseWeight float64
+	newIndex    func(dims int) VectorIndex
+
 	// mu guards pages, postings, numbered, free, titleTerms and
 	// contentTerms. pages and postings are nil until the first Put of a
 	// zero-value store, which makes them under mu.
@@ -187,6 +202,13 @@ type InMemoryKnowledgeStore struct {
 	free         []int32
 	titleTerms   int64
 	contentTerms int64
+	// With an embedder, mu also guards vecs and ann:
+	//   - vecs[n*d:(n+1)*d], for d = model.Dimensions, is the unit vector
+	//     of numbered[n] when that entry is not nil (zeros otherwise);
+	//   - ann, when not nil, holds exactly the stored pages' IDs with
+	//     their vectors.
+	vecs []float32
+	ann  VectorIndex
 
 	// sums holds *scoreSums for searches of several terms; each search
 	// takes one for its own use, so sharing mu for reading is enough.
@@ -213,7 +235,8 @@ type pageEntry struct {
 	contentLen int     // terms in the content
 	length     float64 // titleBoost*titleLen + contentLen
 	terms      []termRef
-	num        int32 // the entry's index in numbered
+	num        int32     // the entry's index in numbered
+	vec        []float32 // unit vector with an embedder, else nil; never modified
 }
 
 // termRef locates one of a page's postings.
@@ -243,13 +266,31 @@ type posting struct {
 // as the zero value does.
 func NewInMemoryKnowledgeStore(opts ...StoreOption) *InMemoryKnowledgeStore {
 	c := newStoreConfig(opts)
-	return &InMemoryKnowledgeStore{
-		k1:         heldParam(c.k1),
-		b:          heldParam(c.b),
-		titleBoost: heldParam(c.titleBoost),
-		pages:      make(map[string]*pageEntry),
-		postings:   make(map[string]*postingList),
+	s := &InMemoryKnowledgeStore{
+		k1:          heldParam(c.k1),
+		b:           heldParam(c.b),
+		titleBoost:  heldParam(c.titleBoost),
+		denseWeight: heldParam(c.denseWeight),
+		pages:       make(map[string]*pageEntry),
+		postings:    make(map[string]*postingList),
 	}
+	if c.embedder != nil {
+		s.embedder, s.model, s.newIndex = c.embedder, c.embedder.Model(), c.newIndex
+		s.modelErr = checkModel(s.model)
+		if s.modelErr == nil && s.newIndex != nil {
+			s.ann = s.newIndex(s.model.Dimensions)
+		}
+	}
+	return s
+}
+
+// storeModel returns the model of the store's vectors, nil without an
+// embedder.
+func (s *InMemoryKnowledgeStore) storeModel() *EmbeddingModel {
+	if s.embedder == nil {
+		return nil
+	}
+	return &s.model
 }
 
 // heldParam returns how the store holds ranking parameter v: v itself, or
@@ -287,14 +328,94 @@ func (s *InMemoryKnowledgeStore) Len() int {
 
 // Put stores p, replacing the page with the same ID if there is one, and
 // indexes its title and content. p is copied: changing its Tags or Metadata
-// afterwards changes nothing in the store.
+// afterwards changes nothing in the store. With an embedder (WithEmbedder)
+// Put embeds the page's title and content first, outside the lock; to
+// store many pages, PutBatch embeds them in batches.
 //
 // An empty or whitespace-only ID, or an ID, title, content, tag, metadata
 // key or metadata value that is not valid UTF-8, returns an error wrapping
-// ErrInvalidArgument that names the field; the store is then unchanged. A cancelled ctx returns
-// ctx.Err() and stores nothing.
+// ErrInvalidArgument that names the field; an embedder that fails or
+// returns an unusable vector, an error wrapping ErrEmbedding. In both
+// cases the store is unchanged. A cancelled ctx returns ctx.Err() and
+// stores nothing.
 func (s *InMemoryKnowledgeStore) Put(ctx context.Context, p KnowledgePage) error {
-	return s.apply(ctx, &pageMutation{Op: opPutPage, Page: &p})
+	m := &pageMutation{Op: opPutPage, Page: &p}
+	if err := s.embed(ctx, []*pageMutation{m}); err != nil {
+		return err
+	}
+	return s.apply(ctx, m)
+}
+
+// PutBatch stores pages as Put stores each of them, in order (a later page
+// with the ID of an earlier one replaces it), embedding them with at most
+// DefaultEmbedBatch texts per call to the Embedder, and taking the lock
+// once for all of them.
+//
+// Every page is validated and embedded before any is stored: an invalid
+// page (the error names its index), an embedding failure or a cancelled
+// ctx stores nothing. On a durable store each page is journaled as Put
+// journals it; a journal failure stops the batch, keeping the pages stored
+// before it, and returns an error wrapping ErrJournal.
+func (s *InMemoryKnowledgeStore) PutBatch(ctx context.Context, pages []KnowledgePage) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	ms := make([]*pageMutation, len(pages))
+	for i := range pages {
+		p := pages[i]
+		ms[i] = &pageMutation{Op: opPutPage, Page: &p}
+		if err := validatePage(p); err != nil {
+			return withContext(err, "put batch: page %d", i)
+		}
+	}
+	if err := s.embed(ctx, ms); err != nil {
+		return err
+	}
+	for i, m := range ms {
+		if err := s.check(m); err != nil {
+			return withContext(err, "put batch: page %d", i)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, m := range ms {
+		if err := s.commit(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// embed sets the vectors of ms, puts of valid or invalid pages, when the
+// store has an embedder; it validates the pages first, so that the
+// embedder never sees one that Put would refuse. It changes nothing in s.
+func (s *InMemoryKnowledgeStore) embed(ctx context.Context, ms []*pageMutation) error {
+	if s.embedder == nil {
+		return nil
+	}
+	if s.modelErr != nil {
+		return s.modelErr
+	}
+	texts := make([]string, len(ms))
+	for i, m := range ms {
+		if err := validatePage(*m.Page); err != nil {
+			return err
+		}
+		texts[i] = pageText(*m.Page)
+	}
+	vecs, err := embedTexts(ctx, s.embedder, s.model, texts, func(i int) string {
+		return "page " + quote.Value(ms[i].Page.ID)
+	})
+	if err != nil {
+		return err
+	}
+	for i, m := range ms {
+		m.Model, m.Vector = s.model.Name, vecs[i]
+	}
+	return nil
 }
 
 // pageMutation is one write to a store, as a value: Put, Delete and
@@ -305,6 +426,10 @@ type pageMutation struct {
 	Op   mutationOp     `json:"op"`             // opPutPage, opDeletePage
 	Page *KnowledgePage `json:"page,omitempty"` // opPutPage
 	ID   string         `json:"id,omitempty"`   // opDeletePage
+	// With an embedder, opPutPage carries the page's unit vector and the
+	// name of the model that made it; replay never calls the embedder.
+	Model  string `json:"model,omitempty"`
+	Vector vector `json:"vector,omitempty"`
 
 	fresh *InMemoryKnowledgeStore // opReplace: the new contents, which nobody else holds
 
@@ -368,13 +493,20 @@ func (s *InMemoryKnowledgeStore) check(m *pageMutation) error {
 		if err := validatePage(p); err != nil {
 			return err
 		}
+		if s.modelErr != nil {
+			return s.modelErr
+		}
+		if err := checkStored(m.Vector, m.Model, s.storeModel(), "page "+quote.Value(p.ID)); err != nil {
+			return err
+		}
 		m.entry, m.order, m.counts = s.newEntry(p)
+		m.entry.vec = m.Vector
 		if len(m.order) > math.MaxInt32 {
 			return fmt.Errorf("kgmem: page %s has %d distinct terms, more than a page may have: %w", quote.Value(p.ID), len(m.order), ErrInvalidArgument)
 		}
 		return nil
 	case opDeletePage:
-		if m.Page != nil {
+		if m.Page != nil || m.Vector != nil || m.Model != "" {
 			return malformed(m.Op)
 		}
 		if m.ID == "" {
@@ -450,17 +582,26 @@ func (s *InMemoryKnowledgeStore) do(m *pageMutation) {
 		delete(s.pages, m.ID)
 		s.numbered[e.num] = nil
 		s.free = append(s.free, e.num)
+		if e.vec != nil {
+			clear(s.vecs[int(e.num)*len(e.vec) : int(e.num+1)*len(e.vec)])
+			if s.ann != nil {
+				s.ann.Delete(m.ID)
+			}
+		}
 	case opReplace:
 		f := m.fresh
 		s.pages, s.postings = f.pages, f.postings
 		s.numbered, s.free = f.numbered, f.free
 		s.titleTerms, s.contentTerms = f.titleTerms, f.contentTerms
+		s.vecs, s.ann = f.vecs, f.ann
 	}
 }
 
-// put stores p, a valid page, in a store nobody else holds.
-func (s *InMemoryKnowledgeStore) put(p KnowledgePage) {
+// put stores p, a valid page, with vec, its checked vector (nil without
+// an embedder), in a store nobody else holds.
+func (s *InMemoryKnowledgeStore) put(p KnowledgePage, vec []float32) {
 	e, order, counts := s.newEntry(p)
+	e.vec = vec
 	s.index(e, order, counts, s.pages[p.ID])
 }
 
@@ -484,6 +625,16 @@ func (s *InMemoryKnowledgeStore) index(e *pageEntry, order []string, counts [][2
 	}
 	s.numbered[e.num] = e
 	s.pages[e.page.ID] = e
+	if d := len(e.vec); d > 0 {
+		end := (int(e.num) + 1) * d
+		if end > len(s.vecs) {
+			s.vecs = slices.Grow(s.vecs, end-len(s.vecs))[:end]
+		}
+		copy(s.vecs[end-d:end], e.vec)
+		if s.ann != nil {
+			s.ann.Add(e.page.ID, e.vec)
+		}
+	}
 	s.titleTerms += int64(e.titleLen)
 	s.contentTerms += int64(e.contentLen)
 	for i, t := range order {
@@ -612,11 +763,16 @@ func (s *InMemoryKnowledgeStore) ReadFrom(r io.Reader) (int64, error) {
 
 // newEmpty returns an empty store with s's ranking parameters.
 func (s *InMemoryKnowledgeStore) newEmpty() *InMemoryKnowledgeStore {
-	return &InMemoryKnowledgeStore{
-		k1: s.k1, b: s.b, titleBoost: s.titleBoost,
+	f := &InMemoryKnowledgeStore{
+		k1: s.k1, b: s.b, titleBoost: s.titleBoost, denseWeight: s.denseWeight,
+		embedder: s.embedder, model: s.model, modelErr: s.modelErr, newIndex: s.newIndex,
 		pages:    make(map[string]*pageEntry),
 		postings: make(map[string]*postingList),
 	}
+	if f.embedder != nil && f.modelErr == nil && f.newIndex != nil {
+		f.ann = f.newIndex(f.model.Dimensions)
+	}
+	return f
 }
 
 // Search returns up to limit pages matching query, best first; limit ≤ 0
@@ -701,6 +857,17 @@ func (s *InMemoryKnowledgeStore) search(ctx context.Context, query string, limit
 	if limit <= 0 {
 		limit = DefaultSearchLimit
 	}
+	var qv []float32 // the query's unit vector, with an embedder
+	if s.embedder != nil {
+		if s.modelErr != nil {
+			return nil, s.modelErr
+		}
+		vs, err := embedTexts(ctx, s.embedder, s.model, []string{query}, func(int) string { return "query " + quote.Value(query) })
+		if err != nil {
+			return nil, err
+		}
+		qv = vs[0]
+	}
 
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -727,7 +894,7 @@ func (s *InMemoryKnowledgeStore) search(ctx context.Context, query string, limit
 		weights[i] = math.Log1p((N-df+0.5)/(df+0.5)) * (k1 + 1)
 		maxRaw += weights[i]
 	}
-	if matched == 0 {
+	if matched == 0 && qv == nil {
 		return nil, nil
 	}
 	// termScore is bm25(t) for one posting; written as weight × a fraction
@@ -741,6 +908,9 @@ func (s *InMemoryKnowledgeStore) search(ctx context.Context, query string, limit
 		return w * (p.tf / (p.tf + k1*norm))
 	}
 
+	if qv != nil {
+		return s.fuse(ctx, qv, lists, weights, maxRaw, termScore, limit)
+	}
 	top := topK{limit: limit}
 	if matched == 1 {
 		// One term: each posting is a page's whole score.

@@ -1,0 +1,275 @@
+package kgmem
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"unicode/utf8"
+
+	"github.com/kgmem/kgmem/internal/errmsg"
+	"github.com/kgmem/kgmem/internal/quote"
+)
+
+// ErrEmbeddingModel is returned when vectors of one embedding model would
+// meet those of another: a snapshot or journal whose vectors were made by
+// a model other than the store's embedder (another [EmbeddingModel] name or
+// number of dimensions), vectors read into a store that has no embedder,
+// or pages without vectors read into a store that has one.
+var ErrEmbeddingModel = errors.New("embedding model mismatch")
+
+// ErrEmbedding is returned by a write or a search whose Embedder failed or
+// returned vectors that cannot be used (the wrong number of them, the
+// wrong length, NaN or infinite values, all zeros). The write stores
+// nothing.
+var ErrEmbedding = errors.New("embedding failed")
+
+// Defaults of dense search.
+const (
+	// DefaultDenseWeight is the weight w of a page's cosine similarity to
+	// the query in the content score when the store has an embedder: the
+	// score is (1 − w)·BM25 + w·cosine. It was chosen on Cranfield and a
+	// paraphrase set (see WithDenseWeight).
+	DefaultDenseWeight = 0.3
+
+	// DefaultEmbedBatch is the largest number of texts PutBatch gives the
+	// Embedder in one call.
+	DefaultEmbedBatch = 64
+
+	// denseDepth is how many pages an approximate index is asked for at
+	// least, so that fusion sees more candidates than the results it keeps.
+	denseDepth = 100
+)
+
+// WithEmbedder makes the store embed every page it stores (its title, a
+// newline, and its content) and every query it searches with e, and rank
+// pages by BM25 fused with the cosine similarity of their vectors to the
+// query's (see Dense search under InMemoryKnowledgeStore). Vectors are
+// kept as float32 scaled to unit length. nil means no embedder, the
+// default. An embedder whose Model has a blank name or dimensions that are
+// not positive makes every Put and Search of the store (and OpenStore and
+// OpenMemory) fail with an error wrapping ErrInvalidArgument.
+func WithEmbedder(e Embedder) StoreOption {
+	return func(c *storeConfig) { c.embedder = e }
+}
+
+// WithDenseWeight sets the weight w in [0,1] of the dense (cosine) score in
+// the content score of a store with an embedder (default
+// DefaultDenseWeight = 0.3): score = (1 − w)·BM25 + w·max(0, cosine). 0
+// ranks by BM25 alone, the embedder still adding pages no query term
+// matches (at score 0 they are not returned, so 0 is BM25 exactly); 1 by
+// cosine alone. A value outside [0,1], NaN included, is ignored.
+func WithDenseWeight(w float64) StoreOption {
+	return func(c *storeConfig) {
+		if w >= 0 && w <= 1 {
+			c.denseWeight = w
+			c.denseWeightSet = true
+		}
+	}
+}
+
+// VectorIndex finds the stored vectors nearest a query vector. The store
+// keeps one for its pages when it has an embedder; by default an exact
+// index that compares the query with every vector. Supply an approximate
+// one (such as the HNSW index of module github.com/kgmem/kgmem/hnsw) for
+// large stores with WithVectorIndex.
+//
+// Every vector given to an index is of the store's dimensions and of unit
+// length, and the store calls Add, Delete and Search only while holding
+// its own lock (Search under the read lock, so several Searches may run at
+// once; Add and Delete under the write lock, never while a Search runs).
+// An index must not call back into the store.
+type VectorIndex interface {
+	// Add stores vec under id, replacing what id held. vec is never
+	// modified, by the store or by the index, so the index may keep it.
+	// Add cannot fail: the store has checked the vector, and journaled
+	// the write, before it calls Add.
+	Add(id string, vec []float32)
+	// Delete removes id; an absent id is not an error.
+	Delete(id string)
+	// Search returns up to k IDs whose vectors are the most similar to
+	// query (cosine similarity: the dot product of unit vectors),
+	// best first. An approximate index may miss some; the store computes
+	// the exact similarity of every ID it returns.
+	Search(query []float32, k int) ([]string, error)
+}
+
+// WithVectorIndex makes the store find the pages nearest a query's vector
+// with the index newIndex returns for the store's dimensions, instead of
+// comparing the query with every page. It is called once per empty store
+// made (by NewInMemoryKnowledgeStore and by ReadFrom, which fills a new
+// store); it must return an empty index. nil means the exact default. It
+// has no effect without WithEmbedder.
+func WithVectorIndex(newIndex func(dims int) VectorIndex) StoreOption {
+	return func(c *storeConfig) { c.newIndex = newIndex }
+}
+
+// checkModel reports whether m can describe an embedder's vectors.
+func checkModel(m EmbeddingModel) error {
+	switch {
+	case blank(m.Name) || !utf8.ValidString(m.Name):
+		return fmt.Errorf("kgmem: embedding model name %s is blank or not valid UTF-8: %w", quote.Value(m.Name), ErrInvalidArgument)
+	case m.Dimensions <= 0 || m.Dimensions > maxDimensions:
+		return fmt.Errorf("kgmem: embedding model %s: %d dimensions, want 1 to %d: %w", quote.Value(m.Name), m.Dimensions, maxDimensions, ErrInvalidArgument)
+	}
+	return nil
+}
+
+// maxDimensions bounds a vector's length: 65536 float32 values are 256 KiB
+// a page, which keeps a page's journal record far below its 64 MiB limit.
+const maxDimensions = 1 << 16
+
+// embedTexts embeds texts with e in batches of at most DefaultEmbedBatch,
+// checking ctx between them, and returns one unit vector per text.
+func embedTexts(ctx context.Context, e Embedder, m EmbeddingModel, texts []string, what func(i int) string) ([][]float32, error) {
+	out := make([][]float32, 0, len(texts))
+	for start := 0; start < len(texts); start += DefaultEmbedBatch {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		batch := texts[start:min(len(texts), start+DefaultEmbedBatch)]
+		vecs, err := e.Embed(ctx, batch)
+		if err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+				return nil, ctxErr
+			}
+			return nil, fmt.Errorf("kgmem: embed %s: %w: %w", what(start), err, ErrEmbedding)
+		}
+		if len(vecs) != len(batch) {
+			return nil, fmt.Errorf("kgmem: embed %s: model %s returned %d vectors for %d texts: %w",
+				what(start), quote.Value(m.Name), len(vecs), len(batch), ErrEmbedding)
+		}
+		for i, v := range vecs {
+			u, err := unitVector(v, m)
+			if err != nil {
+				return nil, errmsg.Wrapf(err, "kgmem: embed %s", what(start+i))
+			}
+			out = append(out, u)
+		}
+	}
+	return out, nil
+}
+
+// unitVector returns a copy of v scaled to unit length, or an error
+// wrapping ErrEmbedding when v is not a vector of model m: the wrong
+// length, a NaN or infinite value, or all zeros (a zero vector has no
+// direction, and cosine similarity is undefined for it).
+func unitVector(v []float32, m EmbeddingModel) ([]float32, error) {
+	if len(v) != m.Dimensions {
+		return nil, fmt.Errorf("kgmem: model %s returned a vector of %d dimensions, want %d: %w", quote.Value(m.Name), len(v), m.Dimensions, ErrEmbedding)
+	}
+	norm := 0.0
+	for i, x := range v {
+		f := float64(x)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("kgmem: model %s returned %v at index %d: %w", quote.Value(m.Name), x, i, ErrEmbedding)
+		}
+		norm += f * f
+	}
+	if norm == 0 || math.IsInf(norm, 0) {
+		return nil, fmt.Errorf("kgmem: model %s returned a vector of zero or unbounded length: %w", quote.Value(m.Name), ErrEmbedding)
+	}
+	inv := 1 / math.Sqrt(norm)
+	u := make([]float32, len(v))
+	for i, x := range v {
+		u[i] = float32(float64(x) * inv)
+	}
+	return u, nil
+}
+
+// pageText is what a page's vector is made of: its title and content.
+func pageText(p KnowledgePage) string {
+	if p.Title == "" {
+		return p.Content
+	}
+	return p.Title + "\n" + p.Content
+}
+
+// dot returns the dot product of a and b, which have the same length,
+// summed in a fixed order (four running sums over eight-value strides,
+// then the tail) so that the same vectors always give the same bits.
+func dot(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+8 <= len(a); i += 8 {
+		aa, bb := a[i:i+8:i+8], b[i:i+8:i+8]
+		s0 += aa[0]*bb[0] + aa[4]*bb[4]
+		s1 += aa[1]*bb[1] + aa[5]*bb[5]
+		s2 += aa[2]*bb[2] + aa[6]*bb[6]
+		s3 += aa[3]*bb[3] + aa[7]*bb[7]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// vector is a page's vector in a journal record or a snapshot line: the
+// base64 (standard, padded) of its float32 values, little-endian. Values
+// are written bit for bit, so a vector reads back exactly.
+type vector []float32
+
+// MarshalJSON writes v as a base64 string.
+func (v vector) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return json.Marshal(base64.StdEncoding.EncodeToString(b))
+}
+
+// UnmarshalJSON reads v from a base64 string of a multiple of 4 bytes.
+func (v *vector) UnmarshalJSON(data []byte) error {
+	var s string
+	if err := json.Unmarshal(data, &s); err != nil {
+		return err
+	}
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return fmt.Errorf("vector: %v", err)
+	}
+	if len(b)%4 != 0 {
+		return fmt.Errorf("vector: %d bytes, not a multiple of 4", len(b))
+	}
+	out := make([]float32, len(b)/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	*v = out
+	return nil
+}
+
+// checkStored checks a vector read from a snapshot or a journal for a
+// store of model m (nil when the store has no embedder): present exactly
+// when the store has an embedder, of its dimensions, finite and of unit
+// length within float32 rounding. what names the record.
+func checkStored(v vector, recModel string, m *EmbeddingModel, what string) error {
+	switch {
+	case m == nil && v == nil:
+		return nil
+	case m == nil:
+		return fmt.Errorf("kgmem: %s has a vector of model %s, and the store has no embedder: %w", what, quote.Value(recModel), ErrEmbeddingModel)
+	case v == nil:
+		return fmt.Errorf("kgmem: %s has no vector, and the store embeds with model %s: %w", what, quote.Value(m.Name), ErrEmbeddingModel)
+	case recModel != m.Name:
+		return fmt.Errorf("kgmem: %s has a vector of model %s, and the store embeds with model %s: %w", what, quote.Value(recModel), quote.Value(m.Name), ErrEmbeddingModel)
+	case len(v) != m.Dimensions:
+		return fmt.Errorf("kgmem: %s has a vector of %d dimensions, and model %s has %d: %w", what, len(v), quote.Value(m.Name), m.Dimensions, ErrEmbeddingModel)
+	}
+	norm := 0.0
+	for _, x := range v {
+		f := float64(x)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return fmt.Errorf("kgmem: %s has a vector with value %v: %w", what, x, ErrInvalidArgument)
+		}
+		norm += f * f
+	}
+	if math.Abs(norm-1) > 1e-3 {
+		return fmt.Errorf("kgmem: %s has a vector of squared length %v, not a unit vector: %w", what, norm, ErrInvalidArgument)
+	}
+	return nil
+}
