@@ -27,7 +27,7 @@ var updateGolden = os.Getenv("KGMEM_UPDATE_GOLDEN") == "1"
 func TestGoldenFiles(t *testing.T) {
 	ctx := context.Background()
 	for _, k := range durableKinds() {
-		t.Run(k.name, func(t *testing.T) {
+		t.Run(k.title(), func(t *testing.T) {
 			dir := t.TempDir()
 			o, err := k.openDir(dir, kgmem.WithSync(kgmem.SyncNone), kgmem.WithCompactThreshold(-1))
 			require.NoError(t, err)
@@ -51,7 +51,7 @@ func TestGoldenFiles(t *testing.T) {
 			for _, f := range []struct {
 				name string
 				got  []byte
-			}{{k.name + ".snapshot", snap}, {k.name + ".journal.txt", []byte(journalText)}} {
+			}{{k.title() + ".snapshot", snap}, {k.title() + ".journal.txt", []byte(journalText)}} {
 				path := filepath.Join("testdata", "golden", f.name)
 				if updateGolden {
 					require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
@@ -73,10 +73,10 @@ func TestGoldenFiles(t *testing.T) {
 func TestGoldenFilesOpen(t *testing.T) {
 	ctx := context.Background()
 	for _, k := range durableKinds() {
-		t.Run(k.name, func(t *testing.T) {
-			snap, err := os.ReadFile(filepath.Join("testdata", "golden", k.name+".snapshot"))
+		t.Run(k.title(), func(t *testing.T) {
+			snap, err := os.ReadFile(filepath.Join("testdata", "golden", k.title()+".snapshot"))
 			require.NoError(t, err)
-			text, err := os.ReadFile(filepath.Join("testdata", "golden", k.name+".journal.txt"))
+			text, err := os.ReadFile(filepath.Join("testdata", "golden", k.title()+".journal.txt"))
 			require.NoError(t, err)
 			var journal []byte
 			for _, p := range strings.Split(strings.TrimSuffix(string(text), "\n"), "\n") {

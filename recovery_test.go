@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/kgmemtest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -18,8 +19,29 @@ import (
 // print the state, and the journal's name.
 type durableKind struct {
 	name    string // the journal's kind and file name
+	variant string // "vectors" for a store with an embedder; "" otherwise
 	writes  []func(ctx context.Context, o *opened) error
 	openDir func(dir string, opts ...kgmem.DurableOption) (*opened, error)
+}
+
+// title names k in subtests and golden files: its name, and its variant
+// after a hyphen.
+func (k durableKind) title() string {
+	if k.variant == "" {
+		return k.name
+	}
+	return k.name + "-" + k.variant
+}
+
+// withEmbedder returns k opening its store with a HashEmbedder of 8
+// dimensions, so that its pages carry vectors.
+func withEmbedder(k durableKind) durableKind {
+	open := k.openDir
+	k.variant = "vectors"
+	k.openDir = func(dir string, opts ...kgmem.DurableOption) (*opened, error) {
+		return open(dir, append(opts, kgmem.WithEmbedder(kgmemtest.HashEmbedder{Dimensions: 8}))...)
+	}
+	return k
 }
 
 // opened is an open graph, store or memory.
@@ -87,7 +109,7 @@ func durableKinds() []durableKind {
 			})
 		return err
 	})
-	return []durableKind{
+	kinds := []durableKind{
 		{name: "graph", writes: graphWrites, openDir: func(dir string, opts ...kgmem.DurableOption) (*opened, error) {
 			g, err := kgmem.OpenGraph(dir, opts...)
 			if err != nil {
@@ -113,6 +135,7 @@ func durableKinds() []durableKind {
 				state: func() string { return snapshotOfGraph(m.Graph()) + snapshotOfStore(m.Store()) }}, nil
 		}},
 	}
+	return append(kinds, withEmbedder(kinds[1]), withEmbedder(kinds[2]))
 }
 
 // journalFixture is the journal of a closed graph, store or memory, and
@@ -163,7 +186,7 @@ func (f *journalFixture) open(t *testing.T, journal []byte, opts ...kgmem.Durabl
 // is there, Recovery reports the cut bytes, and writing goes on.
 func TestTornTailAtEveryByte(t *testing.T) {
 	for _, k := range durableKinds() {
-		t.Run(k.name, func(t *testing.T) {
+		t.Run(k.title(), func(t *testing.T) {
 			f := newJournalFixture(t, k)
 			last := f.offs[len(f.offs)-1]
 			for cut := last; cut < len(f.journal); cut++ {
@@ -219,7 +242,7 @@ func TestTornTailAtEveryByte(t *testing.T) {
 // is corruption: Open fails naming the record's offset and changes no file.
 func TestDamagedRecords(t *testing.T) {
 	for _, k := range durableKinds() {
-		t.Run(k.name, func(t *testing.T) {
+		t.Run(k.title(), func(t *testing.T) {
 			f := newJournalFixture(t, k)
 			last := f.offs[len(f.offs)-1]
 			for i := last + 4; i < len(f.journal); i += 1 + (i-last)/8 {
@@ -322,7 +345,7 @@ func TestJournalRules(t *testing.T) {
 // when the snapshot and journal do not belong together.
 func TestFilesThatDoNotFit(t *testing.T) {
 	for _, k := range durableKinds() {
-		t.Run(k.name, func(t *testing.T) {
+		t.Run(k.title(), func(t *testing.T) {
 			ctx := context.Background()
 			src := t.TempDir()
 			o, err := k.openDir(src, kgmem.WithSync(kgmem.SyncNone))
