@@ -500,7 +500,11 @@ type ingestPlanner struct {
 // entity has gathered.
 func Ingest(ctx context.Context, g KnowledgeGraph, x Extraction, opts ...IngestOption) (IngestReport, error) {
 	cfg := ingestConfig{policy: WeightClamp, defaultWeight: DefaultIngestWeight}
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			cfg.fail("ingest: option %d is nil", i)
+			continue
+		}
 		o.applyIngest(&cfg)
 	}
 	if err := ctx.Err(); err != nil {

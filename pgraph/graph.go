@@ -57,16 +57,16 @@ func WithNamespace(ns string) Option {
 
 // WithTagConstraints sets the limits tags are normalised with, as
 // kgmem.WithTagConstraints does for the in-memory graph. A MaxTagsPerEntity
-// of 0 or less means kgmem.DefaultMaxTagsPerEntity. Every process writing a
-// namespace should use the same constraints.
+// of 0 means kgmem.DefaultMaxTagsPerEntity; a negative one makes New fail.
+// Every process writing a namespace should use the same constraints.
 func WithTagConstraints(tc kgmem.TagConstraints) Option {
 	return optionFunc(func(c *config) { c.tags = tc })
 }
 
 // WithPathBudget sets the work one FindPaths call may do — relations
 // scanned, and so partial paths built, and pairs of them joined — as
-// kgmem.WithPathBudget does for the in-memory graph. n <= 0 means
-// kgmem.DefaultPathBudget.
+// kgmem.WithPathBudget does for the in-memory graph. 0 means
+// kgmem.DefaultPathBudget; a negative n makes New fail.
 func WithPathBudget(n int) Option {
 	return optionFunc(func(c *config) { c.pathBudget = n })
 }
@@ -101,10 +101,18 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Graph, error
 		return nil, fmt.Errorf("pgraph: nil pool: %w", kgmem.ErrInvalidArgument)
 	}
 	cfg := config{namespace: DefaultNamespace}
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			return nil, fmt.Errorf("pgraph: option %d is nil: %w", i, kgmem.ErrInvalidArgument)
+		}
 		o.apply(&cfg)
 	}
 	switch {
+	case cfg.tags.MaxTagsPerEntity < 0:
+		return nil, fmt.Errorf("pgraph: WithTagConstraints: negative MaxTagsPerEntity %d: %w",
+			cfg.tags.MaxTagsPerEntity, kgmem.ErrInvalidArgument)
+	case cfg.pathBudget < 0:
+		return nil, fmt.Errorf("pgraph: WithPathBudget: negative budget %d: %w", cfg.pathBudget, kgmem.ErrInvalidArgument)
 	case cfg.namespace == "" || !storable(cfg.namespace):
 		return nil, fmt.Errorf("pgraph: namespace %s is empty, not valid UTF-8 or holds a NUL byte: %w",
 			quote.Value(cfg.namespace), kgmem.ErrInvalidArgument)
@@ -112,10 +120,10 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Graph, error
 		return nil, fmt.Errorf("pgraph: namespace %s is longer than MaxNamespaceBytes (%d): %w",
 			quote.Value(cfg.namespace), MaxNamespaceBytes, kgmem.ErrInvalidArgument)
 	}
-	if cfg.tags.MaxTagsPerEntity <= 0 {
+	if cfg.tags.MaxTagsPerEntity == 0 {
 		cfg.tags.MaxTagsPerEntity = kgmem.DefaultMaxTagsPerEntity
 	}
-	if cfg.pathBudget <= 0 {
+	if cfg.pathBudget == 0 {
 		cfg.pathBudget = kgmem.DefaultPathBudget
 	}
 	g := &Graph{pool: pool, ns: cfg.namespace, tags: cfg.tags, pathBudget: cfg.pathBudget}
