@@ -865,7 +865,7 @@ func TestIngestInvalidArguments(t *testing.T) {
 	require.Equal(t, 2, rep.EntitiesSkipped)
 	require.Equal(t, 1, rep.RelationsSkipped)
 	require.Equal(t, "a field is not valid UTF-8", rep.Skipped[0].Reason)
-	require.Equal(t, "entity", rep.Skipped[0].Kind)
+	require.Equal(t, kgmem.SkippedEntity, rep.Skipped[0].Kind)
 	require.Equal(t, 1, rep.Skipped[0].Index)
 }
 
