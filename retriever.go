@@ -339,7 +339,7 @@ func (r *MemoryRetriever) Retrieve(ctx context.Context, query string) (Retrieval
 			if run.content {
 				kind = "store"
 			}
-			causes = append(causes, fmt.Errorf("%s %q: %w", kind, run.name, run.err))
+			causes = append(causes, fmt.Errorf("%s %s: %w", kind, quote.Value(run.name), run.err))
 			continue
 		}
 		if run.content {
@@ -522,10 +522,10 @@ func (r *MemoryRetriever) collect(runs []sourceRun, res *RetrievalResult) *candi
 			for _, p := range run.pages {
 				switch {
 				case !validPageID(p.Page.ID):
-					res.warn(fmt.Errorf("store %q: dropped a page with the ID %s: %w", run.name, quote.Value(p.Page.ID), ErrInvalidArgument))
+					res.warn(fmt.Errorf("store %s: dropped a page with the ID %s: %w", quote.Value(run.name), quote.Value(p.Page.ID), ErrInvalidArgument))
 					continue
 				case math.IsNaN(p.Score) || math.IsInf(p.Score, 0):
-					res.warn(fmt.Errorf("store %q: dropped page %s with the score %v: %w", run.name, quote.Value(p.Page.ID), p.Score, ErrInvalidArgument))
+					res.warn(fmt.Errorf("store %s: dropped page %s with the score %v: %w", quote.Value(run.name), quote.Value(p.Page.ID), p.Score, ErrInvalidArgument))
 					continue
 				}
 				page := p.Page
@@ -643,7 +643,7 @@ func (r *MemoryRetriever) getPage(ctx context.Context, timeout time.Duration, ru
 			err = fmt.Errorf("returned a page with the ID %s: %w", quote.Value(page.ID), ErrInvalidArgument)
 		}
 		if err != nil {
-			return KnowledgePage{}, "", fmt.Errorf("store %q: page %s: %w", run.name, quote.Value(id), err)
+			return KnowledgePage{}, "", fmt.Errorf("store %s: page %s: %w", quote.Value(run.name), quote.Value(id), err)
 		}
 		if found {
 			return page, run.name, nil
