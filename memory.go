@@ -45,9 +45,6 @@ func OpenMemory(dir string, opts ...DurableOption) (*Memory, error) {
 		return nil, err
 	}
 	m := &Memory{graph: NewInMemoryGraph(c.graph...), store: NewInMemoryKnowledgeStore(c.store...)}
-	if err := m.store.modelErr; err != nil {
-		return nil, withContext(err, "open memory")
-	}
 	log, err := wal.Open(dir, memoryMachine{m}, c.walOptions("memory"))
 	if err != nil {
 		return nil, err

@@ -76,6 +76,9 @@ func (d *pagesData) writeLines(lw *lineWriter) {
 // written. It returns the number of bytes written; a page whose line would
 // be longer than 64 MiB returns an error wrapping ErrInvalidArgument.
 func (s *InMemoryKnowledgeStore) WriteTo(w io.Writer) (int64, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
 	s.mu.RLock()
 	d := s.capture()
 	s.mu.RUnlock()
@@ -115,9 +118,6 @@ func readPagesLines(lr *lineReader, fresh *InMemoryKnowledgeStore) (pagesHeader,
 		return h, lr.invalid("version 1 has no seq")
 	case h.Pages < 0:
 		return h, lr.invalid("negative page count %d", h.Pages)
-	}
-	if err := fresh.modelErr; err != nil {
-		return h, lr.wrap(err)
 	}
 	want := fresh.storeModel()
 	recModel := ""

@@ -75,57 +75,78 @@ const (
 
 // StoreOption configures NewInMemoryKnowledgeStore. Every StoreOption is
 // also a DurableOption, configuring the store that OpenStore or OpenMemory
-// opens.
-type StoreOption func(*storeConfig)
+// opens. An invalid value makes OpenStore and OpenMemory fail, and every
+// call of a store NewInMemoryKnowledgeStore made with it return the error
+// (see NewInMemoryKnowledgeStore); both wrap ErrInvalidArgument.
+type StoreOption interface {
+	DurableOption
+	applyStore(*storeConfig)
+}
 
-func (f StoreOption) applyDurable(c *durableConfig) { c.store = append(c.store, f) }
+type storeOptionFunc func(*storeConfig)
+
+func (f storeOptionFunc) applyStore(c *storeConfig) { f(c) }
+
+func (f storeOptionFunc) applyDurable(c *durableConfig) { c.store = append(c.store, f) }
 
 // storeConfig holds the ranking parameters; newStoreConfig sets every
 // default.
 type storeConfig struct {
 	k1, b, titleBoost float64
 
-	embedder       Embedder
-	denseWeight    float64
-	denseWeightSet bool
-	newIndex       func(dims int) VectorIndex
+	embedder    Embedder
+	denseWeight float64
+	newIndex    func(dims int) VectorIndex
+	err         error // the first invalid option
+}
+
+func (c *storeConfig) fail(format string, args ...any) {
+	if c.err == nil {
+		c.err = fmt.Errorf("kgmem: store option: "+format+": %w", append(args, ErrInvalidArgument)...)
+	}
 }
 
 func newStoreConfig(opts []StoreOption) storeConfig {
 	c := storeConfig{k1: DefaultBM25K1, b: DefaultBM25B, titleBoost: DefaultTitleBoost, denseWeight: DefaultDenseWeight}
-	for _, o := range opts {
-		if o != nil {
-			o(&c)
+	for i, o := range opts {
+		if o == nil {
+			c.fail("option %d is nil", i)
+			continue
 		}
+		o.applyStore(&c)
 	}
 	return c
 }
 
 // WithBM25 sets the BM25 parameters: k1 in [0,100] (default
-// DefaultBM25K1 = 1.2) and b in [0,1] (default DefaultBM25B = 0.75). A value
-// outside its range, NaN included, is ignored and that parameter keeps its
-// default; the other one still applies.
+// DefaultBM25K1 = 1.2) and b in [0,1] (default DefaultBM25B = 0.75). A
+// value outside its range, NaN included, is invalid.
 func WithBM25(k1, b float64) StoreOption {
-	return func(c *storeConfig) {
-		if k1 >= 0 && k1 <= maxBM25K1 { // false for NaN
-			c.k1 = k1
+	return storeOptionFunc(func(c *storeConfig) {
+		if !(k1 >= 0 && k1 <= maxBM25K1) { // true for NaN
+			c.fail("WithBM25: k1 %v outside [0,%v]", k1, maxBM25K1)
+			return
 		}
-		if b >= 0 && b <= 1 {
-			c.b = b
+		if !(b >= 0 && b <= 1) {
+			c.fail("WithBM25: b %v outside [0,1]", b)
+			return
 		}
-	}
+		c.k1, c.b = k1, b
+	})
 }
 
 // WithTitleBoost sets how many times a term in a page's title counts
 // compared with the same term in its content, in [0,100] (default
-// DefaultTitleBoost = 2). 0 leaves titles out of the index. A value outside
-// the range, NaN included, is ignored and the default stays.
+// DefaultTitleBoost = 2). 0 leaves titles out of the index. A value
+// outside the range, NaN included, is invalid.
 func WithTitleBoost(x float64) StoreOption {
-	return func(c *storeConfig) {
-		if x >= 0 && x <= maxTitleBoost {
-			c.titleBoost = x
+	return storeOptionFunc(func(c *storeConfig) {
+		if !(x >= 0 && x <= maxTitleBoost) {
+			c.fail("WithTitleBoost: boost %v outside [0,%v]", x, maxTitleBoost)
+			return
 		}
-	}
+		c.titleBoost = x
+	})
 }
 
 // InMemoryKnowledgeStore is a [KnowledgeStore] that keeps pages in memory
@@ -165,14 +186,17 @@ type InMemoryKnowledgeStore struct {
 	k1, b, titleBoost float64
 
 	// Dense search; set once by NewInMemoryKnowledgeStore, then
-	// read-only. embedder is nil without WithEmbedder; model is its Model()
-	// and modelErr the error of an invalid one. denseWeight is held as the
-	// ranking parameters are (see heldParam).
+	// read-only. embedder is nil without WithEmbedder; model is its
+	// Model(). denseWeight is held as the ranking parameters are (see
+	// heldParam).
 	embedder    Embedder
 	model       EmbeddingModel
-	modelErr    error
 	denseWeight float64
 	newIndex    func(dims int) VectorIndex
+
+	// err is the first invalid option NewInMemoryKnowledgeStore was given;
+	// every call then returns it. Read-only.
+	err error
 
 	// mu guards pages, postings, numbered, free, titleTerms and
 	// contentTerms. pages and postings are nil until the first Put of a
@@ -264,9 +288,15 @@ type posting struct {
 // NewInMemoryKnowledgeStore returns an empty store ranked with the given
 // options; without options it uses k1 = 1.2, b = 0.75 and title boost 2,
 // as the zero value does.
+//
+// NewInMemoryKnowledgeStore cannot return an error, so an invalid option
+// (a nil one included) is kept instead: every call of the store returns
+// it, wrapping ErrInvalidArgument, and Len reports 0. OpenStore and
+// OpenMemory return the same error at once.
 func NewInMemoryKnowledgeStore(opts ...StoreOption) *InMemoryKnowledgeStore {
 	c := newStoreConfig(opts)
 	s := &InMemoryKnowledgeStore{
+		err:         c.err,
 		k1:          heldParam(c.k1),
 		b:           heldParam(c.b),
 		titleBoost:  heldParam(c.titleBoost),
@@ -274,10 +304,9 @@ func NewInMemoryKnowledgeStore(opts ...StoreOption) *InMemoryKnowledgeStore {
 		pages:       make(map[string]*pageEntry),
 		postings:    make(map[string]*postingList),
 	}
-	if c.embedder != nil {
+	if c.err == nil && c.embedder != nil {
 		s.embedder, s.model, s.newIndex = c.embedder, c.embedder.Model(), c.newIndex
-		s.modelErr = checkModel(s.model)
-		if s.modelErr == nil && s.newIndex != nil {
+		if s.newIndex != nil {
 			s.ann = s.newIndex(s.model.Dimensions)
 		}
 	}
@@ -393,11 +422,11 @@ func (s *InMemoryKnowledgeStore) PutBatch(ctx context.Context, pages []Knowledge
 // store has an embedder; it validates the pages first, so that the
 // embedder never sees one that Put would refuse. It changes nothing in s.
 func (s *InMemoryKnowledgeStore) embed(ctx context.Context, ms []*pageMutation) error {
+	if s.err != nil {
+		return s.err
+	}
 	if s.embedder == nil {
 		return nil
-	}
-	if s.modelErr != nil {
-		return s.modelErr
 	}
 	texts := make([]string, len(ms))
 	for i, m := range ms {
@@ -447,6 +476,9 @@ var pageRecordNames = jsonNames(reflect.TypeFor[pageMutation]())
 
 // apply performs m: check outside the lock, then commit under it.
 func (s *InMemoryKnowledgeStore) apply(ctx context.Context, m *pageMutation) error {
+	if s.err != nil {
+		return s.err
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -492,9 +524,6 @@ func (s *InMemoryKnowledgeStore) check(m *pageMutation) error {
 		p := *m.Page
 		if err := validatePage(p); err != nil {
 			return err
-		}
-		if s.modelErr != nil {
-			return s.modelErr
 		}
 		if err := checkStored(m.Vector, m.Model, s.storeModel(), "page "+quote.Value(p.ID)); err != nil {
 			return err
@@ -721,6 +750,9 @@ func checkPageID(id string) error {
 // is none (that is not an error), as for an ID Put would reject. A
 // cancelled ctx returns ctx.Err().
 func (s *InMemoryKnowledgeStore) Get(ctx context.Context, id string) (p KnowledgePage, ok bool, err error) {
+	if s.err != nil {
+		return KnowledgePage{}, false, s.err
+	}
 	if err := ctx.Err(); err != nil {
 		return KnowledgePage{}, false, err
 	}
@@ -753,6 +785,9 @@ func (s *InMemoryKnowledgeStore) Delete(ctx context.Context, id string) error {
 // written as its snapshot before ReadFrom returns; on the store of a
 // Memory it returns an error wrapping ErrInvalidArgument.
 func (s *InMemoryKnowledgeStore) ReadFrom(r io.Reader) (int64, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
 	fresh := s.newEmpty()
 	_, n, err := readPages(r, fresh)
 	if err != nil {
@@ -765,11 +800,11 @@ func (s *InMemoryKnowledgeStore) ReadFrom(r io.Reader) (int64, error) {
 func (s *InMemoryKnowledgeStore) newEmpty() *InMemoryKnowledgeStore {
 	f := &InMemoryKnowledgeStore{
 		k1: s.k1, b: s.b, titleBoost: s.titleBoost, denseWeight: s.denseWeight,
-		embedder: s.embedder, model: s.model, modelErr: s.modelErr, newIndex: s.newIndex,
+		err: s.err, embedder: s.embedder, model: s.model, newIndex: s.newIndex,
 		pages:    make(map[string]*pageEntry),
 		postings: make(map[string]*postingList),
 	}
-	if f.embedder != nil && f.modelErr == nil && f.newIndex != nil {
+	if f.embedder != nil && f.newIndex != nil {
 		f.ann = f.newIndex(f.model.Dimensions)
 	}
 	return f
@@ -844,6 +879,9 @@ func (a hit) better(b hit) bool {
 // entries it returns are immutable, so the caller may read them without the
 // lock.
 func (s *InMemoryKnowledgeStore) search(ctx context.Context, query string, limit int) ([]hit, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -859,9 +897,6 @@ func (s *InMemoryKnowledgeStore) search(ctx context.Context, query string, limit
 	}
 	var qv []float32 // the query's unit vector, with an embedder
 	if s.embedder != nil {
-		if s.modelErr != nil {
-			return nil, s.modelErr
-		}
 		vs, err := embedTexts(ctx, s.embedder, s.model, []string{query}, func(int) string { return "query " + quote.Value(query) })
 		if err != nil {
 			return nil, err

@@ -49,11 +49,18 @@ const (
 // pages by BM25 fused with the cosine similarity of their vectors to the
 // query's (see Dense search under InMemoryKnowledgeStore). Vectors are
 // kept as float32 scaled to unit length. nil means no embedder, the
-// default. An embedder whose Model has a blank name or dimensions that are
-// not positive makes every Put and Search of the store (and OpenStore and
-// OpenMemory) fail with an error wrapping ErrInvalidArgument.
+// default. An embedder whose Model has a blank name or a number of
+// dimensions outside [1, 65536] is an invalid option (see StoreOption).
 func WithEmbedder(e Embedder) StoreOption {
-	return func(c *storeConfig) { c.embedder = e }
+	return storeOptionFunc(func(c *storeConfig) {
+		if e != nil {
+			if problem := modelProblem(e.Model()); problem != "" {
+				c.fail("WithEmbedder: %s", problem)
+				return
+			}
+		}
+		c.embedder = e
+	})
 }
 
 // WithDenseWeight sets the weight w in [0,1] of the dense (cosine) score in
@@ -61,14 +68,15 @@ func WithEmbedder(e Embedder) StoreOption {
 // DefaultDenseWeight = 0.2): score = (1 − w)·BM25 + w·max(0, cosine). 0
 // ranks by BM25 alone, the embedder still adding pages no query term
 // matches (at score 0 they are not returned, so 0 is BM25 exactly); 1 by
-// cosine alone. A value outside [0,1], NaN included, is ignored.
+// cosine alone. A value outside [0,1], NaN included, is invalid.
 func WithDenseWeight(w float64) StoreOption {
-	return func(c *storeConfig) {
-		if w >= 0 && w <= 1 {
-			c.denseWeight = w
-			c.denseWeightSet = true
+	return storeOptionFunc(func(c *storeConfig) {
+		if !(w >= 0 && w <= 1) {
+			c.fail("WithDenseWeight: weight %v outside [0,1]", w)
+			return
 		}
-	}
+		c.denseWeight = w
+	})
 }
 
 // VectorIndex finds the stored vectors nearest a query vector. The store
@@ -104,18 +112,19 @@ type VectorIndex interface {
 // store); it must return an empty index. nil means the exact default. It
 // has no effect without WithEmbedder.
 func WithVectorIndex(newIndex func(dims int) VectorIndex) StoreOption {
-	return func(c *storeConfig) { c.newIndex = newIndex }
+	return storeOptionFunc(func(c *storeConfig) { c.newIndex = newIndex })
 }
 
-// checkModel reports whether m can describe an embedder's vectors.
-func checkModel(m EmbeddingModel) error {
+// modelProblem says what makes m unfit to describe an embedder's
+// vectors, or returns "" when nothing does.
+func modelProblem(m EmbeddingModel) string {
 	switch {
 	case blank(m.Name) || !utf8.ValidString(m.Name):
-		return fmt.Errorf("kgmem: embedding model name %s is blank or not valid UTF-8: %w", quote.Value(m.Name), ErrInvalidArgument)
+		return fmt.Sprintf("embedding model name %s is blank or not valid UTF-8", quote.Value(m.Name))
 	case m.Dimensions <= 0 || m.Dimensions > maxDimensions:
-		return fmt.Errorf("kgmem: embedding model %s: %d dimensions, want 1 to %d: %w", quote.Value(m.Name), m.Dimensions, maxDimensions, ErrInvalidArgument)
+		return fmt.Sprintf("embedding model %s: %d dimensions, want 1 to %d", quote.Value(m.Name), m.Dimensions, maxDimensions)
 	}
-	return nil
+	return ""
 }
 
 // maxDimensions bounds a vector's length: 65536 float32 values are 256 KiB
