@@ -83,7 +83,9 @@ func reportLatency(b *testing.B, d []time.Duration) {
 		return
 	}
 	slices.Sort(d)
-	at := func(q float64) float64 { return float64(d[min(len(d)-1, int(math.Ceil(q*float64(len(d))))-1)].Nanoseconds()) }
+	at := func(q float64) float64 {
+		return float64(d[min(len(d)-1, int(math.Ceil(q*float64(len(d))))-1)].Nanoseconds())
+	}
 	b.ReportMetric(at(0.5), "p50-ns")
 	b.ReportMetric(at(0.99), "p99-ns")
 }
