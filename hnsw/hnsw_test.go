@@ -252,5 +252,3 @@ func BenchmarkSearch(b *testing.B) {
 		}
 	}
 }
-
-
