@@ -54,6 +54,13 @@
 //	{"seq":15,"op":"delete_page","id":"page-42"}
 //	{"seq":16,"op":"ingest","page":{...},"entities":[...],"relations":[...]}
 //
+// With an embedder, put_page and ingest records also carry the page's
+// vector and the model that made it, "model":"m","vector":"<base64>" (see
+// Snapshots), so that Open replays them without calling the embedder; a
+// record whose vector is missing, or of another model or length than the
+// store's embedder, fails Open with an error wrapping ErrCorrupt and
+// ErrEmbeddingModel.
+//
 // Entities carry their tags normalised and relations their stored weight.
 // seq numbers the writes over the memory's whole life. Version 1 graph
 // journals and snapshots (written by kgmem's Open before OpenGraph) are

@@ -38,7 +38,18 @@
 //
 //	{"format":"kgmem-pages","version":2,"seq":S,"pages":N}
 //
-// followed by N lines, one [KnowledgePage] each, ordered by ID.
+// followed by N lines, one [KnowledgePage] each, ordered by ID. A store
+// with an embedder (WithEmbedder) writes version 3 instead: the header
+// names the model,
+//
+//	{"format":"kgmem-pages","version":3,"seq":S,"pages":N,"model":{"name":"m","dimensions":384}}
+//
+// and each page's line adds "vector": the base64 (standard, padded) of its
+// unit vector's float32 values, little-endian, bit for bit. Versions 1 and
+// 2 are read as before. Reading vectors into a store without an embedder
+// or with another model (name or dimensions), or pages without vectors
+// into a store with one, fails with an error wrapping ErrEmbeddingModel; an
+// empty snapshot reads into any store.
 package kgmem
 
 import (
