@@ -189,7 +189,16 @@ func TestTornTailAtEveryByte(t *testing.T) {
 		t.Run(k.title(), func(t *testing.T) {
 			f := newJournalFixture(t, k)
 			last := f.offs[len(f.offs)-1]
-			for cut := last; cut < len(f.journal); cut++ {
+			// Under -short the kinds with vectors, whose last record is
+			// long, are cut at every byte of its frame header and then
+			// at every 11th.
+			next := func(cut int) int {
+				if k.variant != "" && testing.Short() && cut >= last+8 {
+					return cut + 11
+				}
+				return cut + 1
+			}
+			for cut := last; cut < len(f.journal); cut = next(cut) {
 				for _, strict := range []bool{false, true} {
 					var opts []kgmem.DurableOption
 					if strict {
