@@ -78,7 +78,7 @@ func (s *InMemoryKnowledgeStore) fuse(ctx context.Context, qv []float32, lists [
 			}
 		}
 	} else {
-		ids, err := s.ann.Search(qv, max(limit, denseDepth))
+		ids, err := s.ann.Search(qv, max(denseDepth*limit, minDenseDepth))
 		if err != nil {
 			return nil, errmsg.Wrap("kgmem: search: vector index", err)
 		}

@@ -39,9 +39,11 @@ const (
 	// Embedder in one call.
 	DefaultEmbedBatch = 64
 
-	// denseDepth is how many pages an approximate index is asked for at
-	// least, so that fusion sees more candidates than the results it keeps.
-	denseDepth = 100
+	// denseDepth is how many pages an approximate index is asked for
+	// per page a search returns (and at least minDenseDepth), so that
+	// fusion sees more dense candidates than the results it keeps.
+	denseDepth    = 2
+	minDenseDepth = 20
 )
 
 // WithEmbedder makes the store embed every page it stores (its title, a

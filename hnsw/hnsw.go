@@ -56,7 +56,7 @@ const (
 	DefaultEfConstruction = 100
 	// DefaultEfSearch is the candidate list size of a search; a search for
 	// more than this many neighbours uses k instead.
-	DefaultEfSearch = 100
+	DefaultEfSearch = 64
 )
 
 // Options tune an Index. Zero fields mean their defaults.
