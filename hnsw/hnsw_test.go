@@ -253,3 +253,40 @@ func BenchmarkSearch(b *testing.B) {
 		}
 	}
 }
+
+// TestConcurrentStore: searches run alongside puts and deletes on a store
+// with the HNSW index (run with -race).
+func TestConcurrentStore(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(3, 4))
+	e := &vecEmbedder{dims: 16, table: map[string][]float32{}}
+	for i := range 400 {
+		e.table[fmt.Sprintf("text%d", i)] = randomUnit(r, 16)
+	}
+	s := kgmem.NewInMemoryKnowledgeStore(kgmem.WithEmbedder(e), kgmem.WithVectorIndex(hnsw.Factory(hnsw.Options{})))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 400 {
+			id := fmt.Sprintf("p%d", i%150)
+			if i%4 == 3 {
+				_ = s.Delete(ctx, id)
+				continue
+			}
+			if err := s.Put(ctx, kgmem.KnowledgePage{ID: id, Content: fmt.Sprintf("text%d", i)}); err != nil {
+				panic(err)
+			}
+		}
+	}()
+	for i := 0; ; i++ {
+		select {
+		case <-done:
+			require.Positive(t, s.Len())
+			return
+		default:
+		}
+		hits, err := s.Search(ctx, fmt.Sprintf("text%d", i%400), 5)
+		require.NoError(t, err)
+		require.LessOrEqual(t, len(hits), 5)
+	}
+}
