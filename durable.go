@@ -504,7 +504,11 @@ type DurableKnowledgeStore struct {
 
 // OpenStore opens the durable page store in dir, creating the directory
 // and the store when missing. opts are store options (WithBM25,
-// WithTitleBoost) and durable ones. Errors are those of OpenGraph.
+// WithTitleBoost, WithEmbedder and the others) and durable ones. Errors
+// are those of OpenGraph; files holding vectors of another model than
+// WithEmbedder's, vectors without an embedder or pages without vectors
+// with one also fail with an error wrapping ErrEmbeddingModel (and
+// ErrCorrupt). Reopen with the embedder the store was written with.
 func OpenStore(dir string, opts ...DurableOption) (*DurableKnowledgeStore, error) {
 	c, err := newDurableConfig("open store", false, true, opts)
 	if err != nil {

@@ -32,11 +32,14 @@ type Memory struct {
 
 // OpenMemory opens the memory in dir, creating the directory and the
 // memory when missing. opts are graph options (WithTagConstraints,
-// WithPathBudget), store options (WithBM25, WithTitleBoost) and durable
-// ones (WithSync and the others). It fails with an error wrapping
-// ErrLocked while another Open holds dir, ErrCorrupt when the files fail
-// their checks, and ErrInvalidArgument for an empty dir, a dir that is a
-// file, or an invalid option.
+// WithPathBudget), store options (WithBM25, WithTitleBoost, WithEmbedder
+// and the others) and durable ones (WithSync and the others). It fails
+// with an error wrapping ErrLocked while another Open holds dir,
+// ErrCorrupt when the files fail their checks (with ErrEmbeddingModel too
+// when their vectors do not match WithEmbedder, as for OpenStore), and
+// ErrInvalidArgument for an empty dir, a dir that is a file, or an invalid
+// option. With an embedder, Ingest embeds the page before it takes the
+// locks and journals its vector with it.
 //
 // Cost: O(snapshot + journal) time.
 func OpenMemory(dir string, opts ...DurableOption) (*Memory, error) {
