@@ -9,14 +9,20 @@
 //		kgmem.WithVectorIndex(hnsw.Factory(hnsw.Options{})),
 //	)
 //
-// # Accuracy
+// # Accuracy and speed
 //
 // Search is approximate: it may miss some of the nearest vectors. With the
-// default Options, on 384-dimension random unit vectors (the hardest case:
-// real embeddings cluster, which helps), the store's top 10 by cosine
-// similarity holds at least 95% of the exact top 10 (TestRecallAgainstExact
-// checks it). The graph is deterministic: the same insertions build the
-// same graph, and a search always returns the same pages.
+// default Options, on clustered random unit vectors of 384 dimensions (100
+// centres, each vector at cosine about 0.7 from its own, as real
+// embeddings cluster), the store's top 10 by cosine similarity held 100%
+// of the exact top 10 at 10,000 pages and 96.7% at 100,000, where a search
+// took 0.58 ms (median) against 31 ms for the exact default on the same
+// machine in the same run (BenchmarkSearch). On vectors uniform on the
+// sphere, where near and far neighbours are almost equally far, recall@10
+// is 0.43 at 10,000 pages: no index helps there. The graph is
+// deterministic: the same insertions build the same graph, and a search
+// always returns the same pages. Building costs about 1 ms per 384-dimension
+// vector on one core.
 //
 // # Why not github.com/coder/hnsw
 //
