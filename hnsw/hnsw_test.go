@@ -143,7 +143,7 @@ func (f *fixture) recall(t testing.TB) float64 {
 // with a floor): near and far neighbours are almost equally far there.
 func TestRecallAgainstExact(t *testing.T) {
 	n := 10_000
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		n = 2_000
 	}
 	f := newFixture(t, n, 384, 100, hnsw.Options{}, false)
