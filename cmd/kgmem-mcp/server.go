@@ -238,7 +238,8 @@ func parseDirection(s string) (kgmem.Direction, bool) {
 	return 0, false
 }
 
-// entityName returns "name (id)" for an entity the graph holds, or the ID.
+// mustEntity returns the entity id names, or a tool error naming field
+// when id is blank or names no entity.
 func (t tools) mustEntity(ctx context.Context, tool, field, id string) (kgmem.Entity, error) {
 	if strings.TrimSpace(id) == "" {
 		return kgmem.Entity{}, toolError(tool, "%s is empty", field)
