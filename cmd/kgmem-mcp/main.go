@@ -69,7 +69,12 @@ func run(args []string) error {
 	if *addr == "" {
 		return srv.Run(ctx, &mcp.StdioTransport{})
 	}
-	return serveHTTP(ctx, srv, *addr)
+	ln, err := listenLoopback(*addr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "kgmem-mcp: serving streamable HTTP on http://%v\n", ln.Addr())
+	return serveHTTP(ctx, srv, ln)
 }
 
 // checkLoopback refuses an address whose host is not a loopback IP or
@@ -89,18 +94,25 @@ func checkLoopback(addr string) error {
 	return fmt.Errorf("-http %q: the host must be a loopback address (127.0.0.1, ::1 or localhost): the server has no authentication", addr)
 }
 
-func serveHTTP(ctx context.Context, srv *mcp.Server, addr string) error {
+// listenLoopback listens on addr, refusing an address that did not
+// resolve to a loopback one.
+func listenLoopback(addr string) (net.Listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if tcp, ok := ln.Addr().(*net.TCPAddr); !ok || !tcp.IP.IsLoopback() {
 		ln.Close()
-		return fmt.Errorf("-http %q resolved to %v, which is not a loopback address", addr, ln.Addr())
+		return nil, fmt.Errorf("-http %q resolved to %v, which is not a loopback address", addr, ln.Addr())
 	}
+	return ln, nil
+}
+
+// serveHTTP serves srv over streamable HTTP on ln until ctx is done, then
+// shuts down, giving open requests 5 seconds.
+func serveHTTP(ctx context.Context, srv *mcp.Server, ln net.Listener) error {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(os.Stderr, "kgmem-mcp: serving streamable HTTP on http://%v\n", ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -109,6 +121,8 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, addr string) error {
 	case <-ctx.Done():
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		return hs.Shutdown(sctx)
+		err := hs.Shutdown(sctx)
+		<-errc // http.ErrServerClosed
+		return err
 	}
 }

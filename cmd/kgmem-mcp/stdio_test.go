@@ -53,6 +53,33 @@ func TestStdioSubprocess(t *testing.T) {
 	assert.Contains(t, callErr(t, cs, "related", map[string]any{"entity_id": "nobody"}), `unknown entity "nobody"`)
 }
 
+// The same tools over streamable HTTP on a loopback port; the server
+// stops when its context ends.
+func TestHTTP(t *testing.T) {
+	mem := openMemory(t)
+	ln, err := listenLoopback("127.0.0.1:0")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serveHTTP(ctx, NewServer(mem), ln) }()
+
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String(), DisableStandaloneSSE: true}, nil)
+	require.NoError(t, err)
+	remember(t, cs)
+	var rec RecallOutput
+	call(t, cs, "recall", map[string]any{"query": "张三负责什么项目？", "max_results": 1}, &rec)
+	assert.Equal(t, "chat-42", rec.Items[0].ID)
+	require.NoError(t, cs.Close())
+	cancel()
+	select {
+	case err := <-done:
+		assert.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("serveHTTP did not return after its context ended")
+	}
+}
+
 func TestRunFlags(t *testing.T) {
 	assert.ErrorContains(t, run(nil), "-dir is required")
 	assert.ErrorContains(t, run([]string{"-dir", t.TempDir(), "extra"}), "no arguments")
