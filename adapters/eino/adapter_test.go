@@ -89,9 +89,7 @@ func TestRetrieverOptions(t *testing.T) {
 	const q = "张三负责什么项目？"
 	graphOnly := kgmem.WithStrategy(kgmem.GraphOnly)
 	expansion := func(depth int, types ...string) kgmem.RetrieverOption {
-		exp := kgmem.DefaultExpansion
-		exp.Depth, exp.RelationTypes = depth, types
-		return kgmem.WithExpansion(exp)
+		return kgmem.WithExpansion(kgmem.TraverseOptions{Depth: depth, Direction: kgmem.Both, RelationTypes: types})
 	}
 	tests := []struct {
 		name string
@@ -111,10 +109,12 @@ func TestRetrieverOptions(t *testing.T) {
 			{"project:项目a", "entity", 0.85}, {"person:张三", "entity", 0.6}, {"team:基础架构部", "entity", 0.17}}, kgmem.RetrieverConfig{}, []kgmem.RetrieverOption{graphOnly}},
 		{"knowledge only", []retriever.Option{kgmemeino.WithStrategy(kgmem.KnowledgeOnly)}, []docView{
 			{"chat-42", "page", 0.5}}, kgmem.RetrieverConfig{}, []kgmem.RetrieverOption{kgmem.WithStrategy(kgmem.KnowledgeOnly)}},
-		{"depth 0", []retriever.Option{kgmemeino.WithStrategy(kgmem.GraphOnly), kgmemeino.WithDepth(0)}, []docView{
-			{"person:张三", "entity", 0.6}}, kgmem.RetrieverConfig{}, []kgmem.RetrieverOption{graphOnly, expansion(0)}},
+		{"depth 1", []retriever.Option{kgmemeino.WithStrategy(kgmem.GraphOnly), kgmemeino.WithDepth(1)}, []docView{
+			{"project:项目a", "entity", 0.85}, {"person:张三", "entity", 0.6}}, kgmem.RetrieverConfig{}, []kgmem.RetrieverOption{graphOnly, expansion(1)}},
+		{"no expansion", []retriever.Option{kgmemeino.WithStrategy(kgmem.GraphOnly), kgmemeino.WithNoExpansion()}, []docView{
+			{"person:张三", "entity", 0.6}}, kgmem.RetrieverConfig{NoExpansion: true}, []kgmem.RetrieverOption{graphOnly}},
 		{"relation types", []retriever.Option{kgmemeino.WithStrategy(kgmem.GraphOnly), kgmemeino.WithRelationTypes("part_of")}, []docView{
-			{"person:张三", "entity", 0.6}}, kgmem.RetrieverConfig{}, []kgmem.RetrieverOption{graphOnly, expansion(kgmem.DefaultExpansion.Depth, "part_of")}},
+			{"person:张三", "entity", 0.6}}, kgmem.RetrieverConfig{}, []kgmem.RetrieverOption{graphOnly, expansion(kgmem.DefaultWalkHops, "part_of")}},
 		{"ignored common options", []retriever.Option{retriever.WithIndex("x"), retriever.WithSubIndex("y"), retriever.WithTopK(1)}, []docView{
 			{"chat-42", "page", 0.63}}, kgmem.RetrieverConfig{MaxResults: 1}, nil},
 	}
@@ -156,7 +156,7 @@ func TestDocumentFields(t *testing.T) {
 	assert.Equal(t, "项目A", ent.MetaData[kgmemeino.MetaEntityName])
 
 	// An entity's description follows its explanation.
-	docs, err = newRetriever(t, mem).Retrieve(context.Background(), "张三", kgmemeino.WithDepth(0), kgmemeino.WithStrategy(kgmem.GraphOnly))
+	docs, err = newRetriever(t, mem).Retrieve(context.Background(), "张三", kgmemeino.WithNoExpansion(), kgmemeino.WithStrategy(kgmem.GraphOnly))
 	require.NoError(t, err)
 	require.Len(t, docs, 1)
 	assert.Equal(t, "张三\n工程师", docs[0].Content)
@@ -191,13 +191,14 @@ func TestRetrieverErrors(t *testing.T) {
 // changes nothing.
 func TestRetrieverCopiesExpansion(t *testing.T) {
 	mem := memory(t)
-	exp := kgmem.TraverseOptions{Depth: 0, Direction: kgmem.Both}
+	exp := kgmem.TraverseOptions{Depth: 1, Direction: kgmem.Both, RelationTypes: []string{"works_on"}}
 	r, err := kgmemeino.NewRetriever(kgmemeino.RetrieverConfig{Graph: mem.Graph(), Expansion: &exp, Strategy: kgmem.GraphOnly})
 	require.NoError(t, err)
 	exp.Depth = 3
+	exp.RelationTypes[0] = "part_of"
 	docs, err := r.Retrieve(context.Background(), "张三")
 	require.NoError(t, err)
-	assert.Equal(t, []docView{{"person:张三", "entity", 0.6}}, views(docs))
+	assert.Equal(t, []docView{{"person:张三", "entity", 0.6}, {"project:项目a", "entity", 0.4}}, views(docs))
 }
 
 func TestIndexer(t *testing.T) {

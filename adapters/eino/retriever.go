@@ -55,7 +55,8 @@ type RetrieverConfig struct {
 	// WithStrategy overrides it for one call.
 	Strategy kgmem.RetrievalStrategy
 	// Expansion is how the graph channel expands the entities a query
-	// names; nil means kgmem.DefaultExpansion. WithDepth and
+	// names (see kgmem.WithExpansion); nil means kgmem's default, walks of
+	// up to kgmem.DefaultWalkHops hops in both directions. WithDepth and
 	// WithRelationTypes override its fields for one call.
 	Expansion *kgmem.TraverseOptions
 }
@@ -94,6 +95,7 @@ type options struct {
 	depth         *int
 	relationTypes []string
 	typesSet      bool
+	noExpansion   bool
 }
 
 // WithStrategy sets the retrieval strategy of one call: kgmem.Hybrid,
@@ -103,11 +105,17 @@ func WithStrategy(s kgmem.RetrievalStrategy) retriever.Option {
 }
 
 // WithDepth sets how many hops the graph channel walks from the entities
-// the query names, for one call (kgmem.TraverseOptions.Depth; 0 returns the
-// named entities only). A negative depth makes Retrieve fail with
+// the query names, for one call, as kgmem.TraverseOptions.Depth does (0 is
+// one hop). A negative depth makes Retrieve fail with
 // kgmem.ErrInvalidArgument.
 func WithDepth(depth int) retriever.Option {
 	return retriever.WrapImplSpecificOptFn(func(o *options) { o.depth = &depth })
+}
+
+// WithNoExpansion makes the graph channel return, for one call, only the
+// entities the query names (kgmem.RetrieverConfig.NoExpansion).
+func WithNoExpansion() retriever.Option {
+	return retriever.WrapImplSpecificOptFn(func(o *options) { o.noExpansion = true })
 }
 
 // WithRelationTypes restricts, for one call, the relation types the graph
@@ -122,9 +130,9 @@ func WithRelationTypes(types ...string) retriever.Option {
 //
 // Options: retriever.WithTopK sets how many items to return at most (0
 // means kgmem's default, 10); retriever.WithScoreThreshold drops items
-// scoring below it; WithStrategy, WithDepth and WithRelationTypes set
-// kgmem's own. Eino's other common options (index, sub-index, embedding,
-// DSL) have no kgmem meaning and are ignored. A negative TopK or a
+// scoring below it; WithStrategy, WithDepth, WithRelationTypes and
+// WithNoExpansion set kgmem's own. Eino's other common options (index,
+// sub-index, embedding, DSL) have no kgmem meaning and are ignored. A negative TopK or a
 // threshold that is not a finite number fails with an error wrapping
 // kgmem.ErrInvalidArgument; kgmem's errors (a cancelled ctx returns
 // ctx.Err()) are returned wrapped.
@@ -149,17 +157,24 @@ func (r *Retriever) Retrieve(ctx context.Context, query string, opts ...retrieve
 	if own.strategy != nil {
 		strategy = *own.strategy
 	}
-	exp := kgmem.DefaultExpansion
-	if r.cfg.Expansion != nil {
-		exp = *r.cfg.Expansion
+	if own.noExpansion {
+		cfg.NoExpansion = true
 	}
-	if own.depth != nil {
-		exp.Depth = *own.depth
+	kopts := []kgmem.RetrieverOption{kgmem.WithStrategy(strategy)}
+	if r.cfg.Expansion != nil || own.depth != nil || own.typesSet {
+		// kgmem's default, which WithDepth and WithRelationTypes modify.
+		exp := kgmem.TraverseOptions{Depth: kgmem.DefaultWalkHops, Direction: kgmem.Both}
+		if r.cfg.Expansion != nil {
+			exp = *r.cfg.Expansion
+		}
+		if own.depth != nil {
+			exp.Depth = *own.depth
+		}
+		if own.typesSet {
+			exp.RelationTypes = own.relationTypes
+		}
+		kopts = append(kopts, kgmem.WithExpansion(exp))
 	}
-	if own.typesSet {
-		exp.RelationTypes = own.relationTypes
-	}
-	kopts := []kgmem.RetrieverOption{kgmem.WithStrategy(strategy), kgmem.WithExpansion(exp)}
 	if r.cfg.Graph != nil {
 		kopts = append(kopts, kgmem.WithKnowledgeGraph(r.cfg.Graph))
 	}

@@ -74,7 +74,8 @@ type RetrieverConfig struct {
 	// Strategy is the default strategy (the zero value is kgmem.Hybrid).
 	Strategy kgmem.RetrievalStrategy
 	// Expansion is how the graph channel expands the entities a query
-	// names; nil means kgmem.DefaultExpansion.
+	// names (see kgmem.WithExpansion); nil means kgmem's default, walks of
+	// up to kgmem.DefaultWalkHops hops in both directions.
 	Expansion *kgmem.TraverseOptions
 }
 
@@ -87,9 +88,12 @@ type Options struct {
 	// Strategy is "hybrid", "knowledge" or "graph"; "" keeps the
 	// configuration's.
 	Strategy string `json:"strategy,omitempty"`
-	// Depth, when set, is how many hops the graph channel walks from the
-	// entities the query names (0 is the named entities only).
-	Depth *int `json:"depth,omitempty"`
+	// Depth, when positive, is how many hops the graph channel walks from
+	// the entities the query names; 0 keeps the configuration's.
+	Depth int `json:"depth,omitempty"`
+	// NoExpansion makes the graph channel return only the entities the
+	// query names (kgmem.RetrieverConfig.NoExpansion).
+	NoExpansion bool `json:"no_expansion,omitempty"`
 	// RelationTypes, when not empty, are the only relation types the graph
 	// channel walks.
 	RelationTypes []string `json:"relation_types,omitempty"`
@@ -121,10 +125,11 @@ func Func(cfg RetrieverConfig) (ai.RetrieverFunc, error) {
 	if cfg.Store == nil && cfg.Graph == nil {
 		return nil, fmt.Errorf("kgmemgenkit: new retriever: neither Store nor Graph is set: %w", kgmem.ErrInvalidArgument)
 	}
-	exp := kgmem.DefaultExpansion
+	var exp *kgmem.TraverseOptions
 	if cfg.Expansion != nil {
-		exp = *cfg.Expansion
-		exp.RelationTypes = slices.Clone(exp.RelationTypes)
+		e := *cfg.Expansion
+		e.RelationTypes = slices.Clone(e.RelationTypes)
+		exp = &e
 	}
 	return func(ctx context.Context, req *ai.RetrieverRequest) (*ai.RetrieverResponse, error) {
 		return retrieve(ctx, cfg, exp, req)
@@ -185,7 +190,7 @@ func queryText(req *ai.RetrieverRequest) (string, error) {
 	return strings.Join(parts, " "), nil
 }
 
-func retrieve(ctx context.Context, cfg RetrieverConfig, exp kgmem.TraverseOptions, req *ai.RetrieverRequest) (*ai.RetrieverResponse, error) {
+func retrieve(ctx context.Context, cfg RetrieverConfig, base *kgmem.TraverseOptions, req *ai.RetrieverRequest) (*ai.RetrieverResponse, error) {
 	query, err := queryText(req)
 	if err != nil {
 		return nil, err
@@ -198,6 +203,9 @@ func retrieve(ctx context.Context, cfg RetrieverConfig, exp kgmem.TraverseOption
 	if err != nil {
 		return nil, err
 	}
+	if o.Depth < 0 {
+		return nil, fmt.Errorf("kgmemgenkit: retrieve: negative depth %d: %w", o.Depth, kgmem.ErrInvalidArgument)
+	}
 	if o.K < 0 {
 		return nil, fmt.Errorf("kgmemgenkit: retrieve: negative k %d: %w", o.K, kgmem.ErrInvalidArgument)
 	}
@@ -208,13 +216,22 @@ func retrieve(ctx context.Context, cfg RetrieverConfig, exp kgmem.TraverseOption
 	if o.K > 0 {
 		rc.MaxResults = o.K
 	}
-	if o.Depth != nil {
-		exp.Depth = *o.Depth
+	rc.NoExpansion = rc.NoExpansion || o.NoExpansion
+	opts := []kgmem.RetrieverOption{kgmem.WithStrategy(strategy)}
+	if base != nil || o.Depth > 0 || len(o.RelationTypes) > 0 {
+		// kgmem's default, unless configured, modified by the request.
+		exp := kgmem.TraverseOptions{Depth: kgmem.DefaultWalkHops, Direction: kgmem.Both}
+		if base != nil {
+			exp = *base
+		}
+		if o.Depth > 0 {
+			exp.Depth = o.Depth
+		}
+		if len(o.RelationTypes) > 0 {
+			exp.RelationTypes = o.RelationTypes
+		}
+		opts = append(opts, kgmem.WithExpansion(exp))
 	}
-	if len(o.RelationTypes) > 0 {
-		exp.RelationTypes = o.RelationTypes
-	}
-	opts := []kgmem.RetrieverOption{kgmem.WithStrategy(strategy), kgmem.WithExpansion(exp)}
 	if cfg.Graph != nil {
 		opts = append(opts, kgmem.WithKnowledgeGraph(cfg.Graph))
 	}

@@ -90,7 +90,6 @@ func TestRetrieverMatchesKgmem(t *testing.T) {
 func TestOptions(t *testing.T) {
 	mem := openMemory(t)
 	g, _ := define(t, mem)
-	zero := 0
 	tests := []struct {
 		name string
 		opts any
@@ -101,7 +100,8 @@ func TestOptions(t *testing.T) {
 		{"pointer", &kgmemgenkit.Options{K: 2}, []string{"chat-42", "project:项目a"}},
 		{"graph", &kgmemgenkit.Options{Strategy: "graph"}, []string{"project:项目a", "person:张三", "team:基础架构部"}},
 		{"knowledge", &kgmemgenkit.Options{Strategy: "knowledge"}, []string{"chat-42"}},
-		{"depth 0", &kgmemgenkit.Options{Strategy: "graph", Depth: &zero}, []string{"person:张三"}},
+		{"depth 1", &kgmemgenkit.Options{Strategy: "graph", Depth: 1}, []string{"project:项目a", "person:张三"}},
+		{"no expansion", &kgmemgenkit.Options{Strategy: "graph", NoExpansion: true}, []string{"person:张三"}},
 		{"relation types", &kgmemgenkit.Options{Strategy: "graph", RelationTypes: []string{"part_of"}}, []string{"person:张三"}},
 		{"threshold", &kgmemgenkit.Options{ScoreThreshold: 0.5}, []string{"chat-42", "project:项目a"}},
 		{"JSON object", map[string]any{"k": 1, "strategy": "graph"}, []string{"project:项目a"}},

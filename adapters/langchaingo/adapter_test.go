@@ -76,8 +76,8 @@ func TestRetriever(t *testing.T) {
 	assert.Equal(t, "project", docs[1].Metadata[kgmemlangchain.MetaEntityType])
 
 	// Options reach kgmem; the threshold drops low scores.
-	r, err = kgmemlangchain.NewRetriever(kgmemlangchain.RetrieverConfig{Graph: mem.Graph(), ScoreThreshold: 0.5,
-		Options: []kgmem.RetrieverOption{kgmem.WithExpansion(kgmem.TraverseOptions{Depth: 0})}})
+	r, err = kgmemlangchain.NewRetriever(kgmemlangchain.RetrieverConfig{Graph: mem.Graph(), Config: kgmem.RetrieverConfig{NoExpansion: true},
+		Options: []kgmem.RetrieverOption{kgmem.WithStrategy(kgmem.GraphOnly)}})
 	require.NoError(t, err)
 	docs, err = r.GetRelevantDocuments(ctx, "张三")
 	require.NoError(t, err)
