@@ -97,6 +97,19 @@ func TestTools(t *testing.T) {
 		names = append(names, tool.Name)
 	}
 	assert.ElementsMatch(t, []string{"remember", "recall", "related", "paths", "forget", "draw"}, names)
+	// No tool takes a file system location: everything goes into the one
+	// memory directory given on the command line.
+	for _, tool := range tools.Tools {
+		b, err := json.Marshal(tool.InputSchema)
+		require.NoError(t, err)
+		var schema struct {
+			Properties map[string]any `json:"properties"`
+		}
+		require.NoError(t, json.Unmarshal(b, &schema))
+		for prop := range schema.Properties {
+			assert.NotRegexp(t, `(?i)^(path|file|dir|directory|folder)$|_(path|file|dir|directory|folder)$`, prop, "tool %s", tool.Name)
+		}
+	}
 
 	remember(t, cs)
 
