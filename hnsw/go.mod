@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/coder/hnsw v0.6.1
-	github.com/kgmem/kgmem v0.0.0
+	github.com/kgmem/kgmem v0.1.0
 	github.com/viterin/vek v0.4.2
 )
 
