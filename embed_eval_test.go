@@ -16,10 +16,11 @@ import (
 
 // The fusion evaluation compares, on Cranfield and on a paraphrase set,
 // BM25 alone, the dense ranking alone and several ways of fusing them, with
-// the hashing test embedder and (KGMEM_USE_MODEL=1) a real sentence
-// encoder. It chose the fusion the store uses (a convex combination with
-// DefaultDenseWeight) and checks that the store's fused ranking is never
-// worse than BM25 alone.
+// the hashing test embedder, random vectors, and (KGMEM_USE_MODEL=1) a
+// real sentence encoder. It chose the fusion the store uses (a convex
+// combination with DefaultDenseWeight, scaled per query by the agreement
+// gate) and checks that the store's fused ranking is never worse than
+// BM25 alone.
 
 // hashTestEmbedder is kgmemtest.HashEmbedder for the tests of this
 // package, which kgmemtest imports.
@@ -186,6 +187,34 @@ func convexFusion(w float64) fusion {
 	}}
 }
 
+// gatedFusion is the store's fusion: the convex combination with weight
+// a·w, a being the fraction of BM25's top topB pages found among the topD
+// nearest by vector (1 when BM25 finds nothing).
+func gatedFusion(r *scoredRun, w float64, topB, topD int) fusion {
+	return fusion{fmt.Sprintf("gated w=%.2f", w), func(bm, cos []float64) []float64 {
+		bt, dt := r.rank(bm), r.rank(cos)
+		near := map[string]bool{}
+		for _, id := range dt[:min(topD, len(dt))] {
+			near[id] = true
+		}
+		a := 1.0
+		if len(bt) > 0 {
+			n := 0
+			for _, id := range bt[:min(topB, len(bt))] {
+				if near[id] {
+					n++
+				}
+			}
+			a = float64(n) / float64(min(topB, len(bt)))
+		}
+		out := make([]float64, len(bm))
+		for i := range bm {
+			out[i] = (1-a*w)*bm[i] + a*w*max(0, cos[i])
+		}
+		return out
+	}}
+}
+
 // rrfFusion is reciprocal rank fusion with constant k over the top 100 of
 // each ranking, the dense list weighted w and BM25's 1 − w.
 func rrfFusion(r *scoredRun, k, w float64) fusion {
@@ -228,6 +257,9 @@ func allFusions(r *scoredRun) []fusion {
 	for _, w := range []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.7} {
 		fs = append(fs, convexFusion(w))
 	}
+	for _, w := range []float64{0.2, 0.3, 0.4, 0.5} {
+		fs = append(fs, gatedFusion(r, w, gateBM25, gateDense))
+	}
 	for _, w := range []float64{0.3, 0.5} {
 		fs = append(fs, rrfFusion(r, 60, w))
 	}
@@ -255,7 +287,7 @@ func evaluateFusion(t *testing.T, s *evalSet, e Embedder) map[string]quality {
 		}
 	}
 	got := s.measure(ranked)
-	want := res[convexFusion(DefaultDenseWeight).name]
+	want := res[gatedFusion(r, DefaultDenseWeight, gateBM25, gateDense).name]
 	require.InDelta(t, want.ndcg10, got.ndcg10, 1e-3, "store vs reference fusion")
 	require.InDelta(t, want.mapScore, got.mapScore, 1e-3, "store vs reference fusion")
 	bm := res["BM25"]
@@ -267,6 +299,13 @@ func evaluateFusion(t *testing.T, s *evalSet, e Embedder) map[string]quality {
 func TestFusionCranfieldHashEmbedder(t *testing.T) {
 	s := loadCranfield(t).evalSet()
 	evaluateFusion(t, s, hashTestEmbedder{dims: 384})
+}
+
+// TestFusionCranfieldNoiseEmbedder: even vectors that carry no information
+// (random for each text) leave the content channel no worse than BM25.
+func TestFusionCranfieldNoiseEmbedder(t *testing.T) {
+	s := loadCranfield(t).evalSet()
+	evaluateFusion(t, s, randomEmbedder{dims: 384})
 }
 
 // paraphraseSet is a small memory of an agent's notes with questions of

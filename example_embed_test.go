@@ -32,6 +32,6 @@ func ExampleWithEmbedder() {
 		}
 	}
 	// Output:
-	// Apollo launch: n1 0.60
-	// launching: n1 0.04
+	// Apollo launch: n1 0.61
+	// launching: n1 0.06
 }

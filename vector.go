@@ -33,7 +33,7 @@ const (
 	// the query in the content score when the store has an embedder: the
 	// score is (1 − w)·BM25 + w·cosine. It was chosen on Cranfield and a
 	// paraphrase set (see WithDenseWeight).
-	DefaultDenseWeight = 0.2
+	DefaultDenseWeight = 0.3
 
 	// DefaultEmbedBatch is the largest number of texts PutBatch gives the
 	// Embedder in one call.
@@ -67,7 +67,7 @@ func WithEmbedder(e Embedder) StoreOption {
 
 // WithDenseWeight sets the weight w in [0,1] of the dense (cosine) score in
 // the content score of a store with an embedder (default
-// DefaultDenseWeight = 0.2): score = (1 − w)·BM25 + w·max(0, cosine). 0
+// DefaultDenseWeight = 0.3): score = (1 − w)·BM25 + w·max(0, cosine). 0
 // ranks by BM25 alone, the embedder still adding pages no query term
 // matches (at score 0 they are not returned, so 0 is BM25 exactly); 1 by
 // cosine alone. A value outside [0,1], NaN included, is invalid.

@@ -48,8 +48,9 @@ func (e *tableEmbedder) Embed(ctx context.Context, texts []string) ([][]float32,
 }
 
 // TestDenseFusionByHand checks every score against the formula
-// (1 − w)·bm25 + w·max(0, cos) worked out from a store without an
-// embedder and vectors chosen by hand.
+// (1 − a·w)·bm25 + a·w·max(0, cos) worked out from a store without an
+// embedder and vectors chosen by hand, a being the agreement of BM25's top
+// 10 with the 100 nearest by vector.
 func TestDenseFusionByHand(t *testing.T) {
 	ctx := context.Background()
 	s2 := float32(1 / math.Sqrt2)
@@ -102,6 +103,27 @@ func TestDenseFusionByHand(t *testing.T) {
 			require.InDelta(t, want[i].score, got[i].Score, 1e-6, "w=%v %s", w, want[i].id)
 		}
 	}
+	// The agreement gate: BM25's top pages for "tomato rocket" are a, b and
+	// e, and e (cos 0) is not among the nearest by vector, so the dense
+	// weight is scaled by 2/3.
+	e.table["tomato rocket"] = []float32{1, 0}
+	hits2, err := plain.Search(ctx, "tomato rocket", 10)
+	require.NoError(t, err)
+	require.Len(t, hits2, 3)
+	bm2 := map[string]float64{}
+	for _, h := range hits2 {
+		bm2[h.Page.ID] = h.Score
+	}
+	s3 := kgmem.NewInMemoryKnowledgeStore(kgmem.WithEmbedder(e), kgmem.WithDenseWeight(0.6))
+	require.NoError(t, s3.PutBatch(ctx, pages))
+	got3, err := s3.Search(ctx, "tomato rocket", 10)
+	require.NoError(t, err)
+	wq := 0.6 * 2 / 3
+	require.Len(t, got3, 4) // a, b, c, e
+	for _, g := range got3 {
+		require.InDelta(t, (1-wq)*bm2[g.Page.ID]+wq*cos[g.Page.ID], g.Score, 1e-6, g.Page.ID)
+	}
+
 	// w = 0 is BM25 exactly.
 	s := kgmem.NewInMemoryKnowledgeStore(kgmem.WithEmbedder(e), kgmem.WithDenseWeight(0))
 	require.NoError(t, s.PutBatch(ctx, pages))
