@@ -40,10 +40,9 @@ const (
 	DefaultEmbedBatch = 64
 
 	// denseDepth is how many pages an approximate index is asked for
-	// per page a search returns (and at least minDenseDepth), so that
-	// fusion sees more dense candidates than the results it keeps.
-	denseDepth    = 2
-	minDenseDepth = 20
+	// per page a search returns (and at least gateDense), so that fusion
+	// sees more dense candidates than the results it keeps.
+	denseDepth = 2
 )
 
 // WithEmbedder makes the store embed every page it stores (its title, a
