@@ -71,8 +71,10 @@
 // [ErrInvalidArgument] for a value that breaks a documented rule,
 // [ErrNoPath] when FindPaths finds nothing, [ErrClosed] after Close,
 // [ErrLocked] when another Open holds a durable memory's directory,
-// [ErrCorrupt] when its files fail their checks, and [ErrJournal] when it
-// cannot write its journal. A write that
+// [ErrCorrupt] when its files fail their checks, [ErrJournal] when it
+// cannot write its journal, [ErrEmbedding] when a store's [Embedder] fails
+// and [ErrEmbeddingModel] when stored vectors come from another model than
+// the store's (see [WithEmbedder]). A write that
 // fails leaves the graph exactly as it was. A cancelled context makes a
 // method return ctx.Err(); traversals check it between hops and every few
 // thousand relations they scan.
