@@ -1,5 +1,7 @@
 // Package kgmemtest checks that an implementation of [kgmem.KnowledgeGraph]
 // keeps the contract the in-memory reference, [kgmem.InMemoryGraph], keeps.
+// It also offers [HashEmbedder], a deterministic [kgmem.Embedder] for the
+// tests and examples of code that gives a store an embedder.
 //
 // A backend proves conformance with one test:
 //
