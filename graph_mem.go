@@ -81,6 +81,9 @@ type InMemoryGraph struct {
 	//   - tagIndex[t] holds exactly the live slots whose entity has tag t, and
 	//     is never empty.
 	//   - names indexes exactly the names and aliases of live entities.
+	//   - sources indexes exactly the SourceIDs of live entities and
+	//     relations (see sourceIndex); changes records every entity write
+	//     (see changeLog).
 	mu        sync.RWMutex
 	ids       map[string]int32
 	nodes     []node
@@ -91,6 +94,8 @@ type InMemoryGraph struct {
 	types     typeTable
 	tagIndex  map[string]map[int32]struct{}
 	names     nameIndex
+	sources   sourceIndex
+	changes   changeLog
 	// journal, when set, records every write before it is applied (see
 	// commit); a write whose record fails is not applied. Set once, by
 	// the durable layer, before the graph is shared.
@@ -292,9 +297,12 @@ func (g *InMemoryGraph) putEntity(e *Entity, more *entityMore) {
 	n := &g.nodes[s]
 	g.unindexTags(s, n.tags())
 	g.names.indexNames(s, n, false)
+	g.sources.entity(s, n.more, false)
 	n.name, n.typ, n.more = e.Name, e.Type, more
 	g.indexTags(s, n.tags())
 	g.names.indexNames(s, n, true)
+	g.sources.entity(s, more, true)
+	g.changes.record(n.id)
 }
 
 func (g *InMemoryGraph) allocNode(id string) int32 {
@@ -396,6 +404,8 @@ func (g *InMemoryGraph) removeEntity(s int32) int {
 	}
 	g.unindexTags(s, n.tags())
 	g.names.indexNames(s, n, false)
+	g.sources.entity(s, n.more, false)
+	g.changes.record(n.id)
 	delete(g.ids, n.id)
 	*n = node{}
 	g.freeNodes = append(g.freeNodes, s)
@@ -429,6 +439,8 @@ func (g *InMemoryGraph) putRelationTyped(src, dst, t int32, w float64, more *rel
 	k := relKey{src, dst, t}
 	if i, ok := g.findRel(k); ok {
 		rec := &g.rels[i]
+		g.sources.relation(i, rec.more, false)
+		g.sources.relation(i, more, true)
 		rec.w, rec.more = w, more
 		g.nodes[src].out[rec.outPos].w = w
 		g.nodes[dst].in[rec.inPos].w = w
@@ -606,6 +618,7 @@ func (g *InMemoryGraph) insertRel(k relKey, w float64, more *relMore) {
 	}
 	s.out = append(s.out, adj{to: k.dst, rel: i, w: w})
 	d.in = append(d.in, adj{to: k.src, rel: i, w: w})
+	g.sources.relation(i, more, true)
 	g.relCount++
 	switch {
 	case s.outKeys != nil:
@@ -668,6 +681,7 @@ func (g *InMemoryGraph) removeRel(i int32) {
 		}
 	}
 	g.relCount--
+	g.sources.relation(i, rec.more, false)
 	g.types.release(rec.typ, 1)
 	g.rels[i] = relRec{}
 	g.freeRels = append(g.freeRels, i)

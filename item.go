@@ -77,6 +77,22 @@ func (it RetrievalItem) ID() string {
 	return ""
 }
 
+// Text returns the item's text, the one MMR compares and a Reranker may
+// read: a page's title and content, or an entity's name, aliases and
+// description (see EntityText).
+func (it RetrievalItem) Text() string {
+	switch {
+	case it.Kind == ItemPage && it.Page != nil:
+		if it.Page.Title == "" {
+			return it.Page.Content
+		}
+		return it.Page.Title + "\n" + it.Page.Content
+	case it.Kind == ItemEntity && it.Entity != nil:
+		return EntityText(*it.Entity)
+	}
+	return ""
+}
+
 // Explain renders the item's path as one readable line, for example
 // `张三 —works_on→ 项目A (works_on ← "负责"; project ← "什么项目")`: entity
 // names joined by the relation types walked, with the arrow pointing the way
@@ -166,6 +182,17 @@ type RetrievalStats struct {
 	Linked int
 	// Surfaced is how many pages were added because entities cite them.
 	Surfaced int
+	// LinkedByMeaning is how many of Linked were linked by meaning (see
+	// WithLinkEmbedder).
+	LinkedByMeaning int
+	// Seeded is how many entities the top content hits seeded the graph
+	// channel with (see SeedMode), over all graphs.
+	Seeded int
+	// Seed is the wall time of the seeded walks, which start once the
+	// content channel answered; it is part of Graph.Duration and Total.
+	Seed time.Duration
+	// Reranked is how many items the Reranker rescored (see WithReranker).
+	Reranked int
 	// Total is the wall time of the whole call.
 	Total time.Duration
 }

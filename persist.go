@@ -411,6 +411,8 @@ func (g *InMemoryGraph) adopt(fresh *InMemoryGraph) {
 	g.types = fresh.types
 	g.tagIndex = fresh.tagIndex
 	g.names = fresh.names
+	g.sources = fresh.sources
+	g.changes.reset()
 }
 
 // readGraph reads a graph snapshot from r into g, an empty graph that
