@@ -1,5 +1,7 @@
 package kgmem
 
+import "slices"
+
 // Maximal marginal relevance (MMR): RetrieverConfig.MMRLambda in (0,1)
 // makes Retrieve choose its items one at a time, each time the candidate
 // with the highest
@@ -8,7 +10,7 @@ package kgmem
 //
 // so that a near-duplicate of a chosen item gives way to a less similar one
 // of slightly lower score. Similarity is the Jaccard index of the items'
-// word sets (Tokenize over RetrievalItem.Text), 1 for two items with the
+// word sets (Tokenize over RetrievalItem.Text, compared by 64-bit hash), 1 for two items with the
 // same ID; it needs no vectors and is deterministic. Ties go to the item
 // ranked first before MMR. Items keep their Score: after MMR the list is in
 // MMR order, which need not be descending by Score.
@@ -16,22 +18,31 @@ package kgmem
 // MMR is off by default: on kgmem's evaluations, whose questions have one
 // or a few relevant items, it trades relevance for diversity (see README,
 // "Evaluation"). Turn it on for questions that want a survey rather than
-// an answer. Cost: O(MaxResults × Candidates) similarities of word sets.
+// an answer. MMR chooses among the best 3 × MaxResults items. Cost:
+// tokenizing those items, and O(MaxResults² × 3) similarities of word sets.
 
-// mmr reorders items so that its first k are chosen by MMR with lambda; the
-// rest follow in their previous order.
+// mmrPool is how many candidates MMR considers per item it returns: the
+// first mmrPool × MaxResults items by score.
+const mmrPool = 3
+
+// mmr reorders items so that its first k are chosen by MMR with lambda
+// among the first mmrPool × k; the rest follow in their previous order.
 func mmr(items []RetrievalItem, lambda float64, k int) {
 	k = min(k, len(items))
 	if lambda <= 0 || lambda >= 1 || k < 2 {
 		return
 	}
-	sets := make([]map[string]struct{}, len(items))
+	pool := items[:min(len(items), mmrPool*k)] // the rest keeps its place
+	items = pool
+	sets := make([][]uint64, len(items)) // sorted, distinct term hashes
 	for i := range items {
-		set := make(map[string]struct{})
-		for _, t := range Tokenize(items[i].Text()) {
-			set[t] = struct{}{}
+		toks := Tokenize(items[i].Text())
+		set := make([]uint64, len(toks))
+		for j, t := range toks {
+			set[j] = idHash(t)
 		}
-		sets[i] = set
+		slices.Sort(set)
+		sets[i] = slices.Compact(set)
 	}
 	sim := func(a, b int) float64 {
 		if items[a].Kind == items[b].Kind && items[a].ID() == items[b].ID() {
@@ -41,13 +52,17 @@ func mmr(items []RetrievalItem, lambda float64, k int) {
 		if len(sa) == 0 || len(sb) == 0 {
 			return 0
 		}
-		if len(sa) > len(sb) {
-			sa, sb = sb, sa
-		}
 		inter := 0
-		for t := range sa {
-			if _, ok := sb[t]; ok {
+		for i, j := 0, 0; i < len(sa) && j < len(sb); {
+			switch {
+			case sa[i] < sb[j]:
+				i++
+			case sa[i] > sb[j]:
+				j++
+			default:
 				inter++
+				i++
+				j++
 			}
 		}
 		return float64(inter) / float64(len(sa)+len(sb)-inter)

@@ -78,7 +78,7 @@ func (m SeedMode) resolve(f Fusion) SeedMode {
 	case f.resolve() == FusionRRF:
 		return SeedOff
 	}
-	return SeedAlways
+	return SeedWhenUnlinked
 }
 
 // Seeding defaults.
