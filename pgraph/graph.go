@@ -90,6 +90,7 @@ var (
 	_ kgmem.EntityLinker       = (*Graph)(nil)
 	_ kgmem.NameFinder         = (*Graph)(nil)
 	_ kgmem.NeighborhoodReader = (*Graph)(nil)
+	_ kgmem.SourceIndex        = (*Graph)(nil)
 )
 
 // New returns a Graph over pool. It reads the schema version and returns
