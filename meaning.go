@@ -50,9 +50,9 @@ const (
 // for the query and a scan of the vectors. Graphs that do not implement
 // EntityChangeFeed (pgraph.Graph) are not linked by meaning.
 func WithLinkEmbedder(e Embedder, threshold float64) RetrieverOption {
-	return func(r *MemoryRetriever) {
+	return retrieverOptionFunc(func(r *MemoryRetriever) {
 		r.linkEmbedder, r.linkThreshold = e, threshold
-	}
+	})
 }
 
 // EntityText is the text linking by meaning embeds for an entity: its

@@ -35,9 +35,9 @@ type Reranker interface {
 // ranking that is already useful, so its failure should not cost the
 // agent its memory). A done ctx still returns ctx.Err().
 func WithReranker(rr Reranker, topN int) RetrieverOption {
-	return func(r *MemoryRetriever) {
+	return retrieverOptionFunc(func(r *MemoryRetriever) {
 		r.reranker, r.rerankTopN = rr, topN
-	}
+	})
 }
 
 // rerank applies the reranker to the first n items in place and reports
