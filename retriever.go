@@ -65,7 +65,7 @@ type RetrieverConfig struct {
 	Vocabulary Vocabulary
 	// Seed says when Hybrid seeds the graph channel with the entities the
 	// top content hits cite (see SeedMode). The zero value is
-	// SeedDefault, which means SeedWhenUnlinked.
+	// SeedDefault, which means SeedWhenUnlinked (SeedOff with FusionRRF).
 	Seed SeedMode
 	// SeedPages is how many of the best content hits seed the graph
 	// channel. 0 means DefaultSeedPages (3).
@@ -73,9 +73,16 @@ type RetrieverConfig struct {
 	// MaxSeeds is how many entities those pages seed at most, per graph:
 	// the best by their page's score, then ID. 0 means DefaultMaxSeeds (8).
 	MaxSeeds int
-	// MMRLambda in (0,1) reorders the result by maximal marginal relevance
-	// (see mmr.go): λ·Score − (1−λ)·similarity to the items chosen before.
-	// 0, the default, turns MMR off, and so does 1 (relevance alone).
+	// MMRLambda in (0,1) reorders the result by maximal marginal
+	// relevance: among the best 3 × MaxResults items, Retrieve picks one
+	// at a time the item with the highest λ·Score − (1−λ)·(its greatest
+	// similarity to the items already picked), similarity being the
+	// Jaccard index of the items' word sets (Tokenize over
+	// RetrievalItem.Text; 1 for the same item). Items keep their Score, so
+	// the list is in MMR order, not by Score; ties keep the earlier item.
+	// 0, the default, turns MMR off, and so does 1 (relevance alone): on
+	// kgmem's evaluation, whose questions have few relevant items, MMR
+	// lowers nDCG@10 (0.846 → 0.825 at λ 0.7). It must be in [0,1].
 	MMRLambda float64
 }
 
