@@ -156,7 +156,41 @@ func (g *InMemoryGraph) checkInvariants() error {
 	if !sameNameIndex(&fresh, &g.names) {
 		return fmt.Errorf("name index differs from one rebuilt from the entities:\n got %+v\nwant %+v", g.names, fresh)
 	}
+	var sources sourceIndex
+	for s := range g.nodes {
+		if g.nodes[s].live() {
+			sources.entity(int32(s), g.nodes[s].more, true)
+		}
+	}
+	for i := range g.rels {
+		if g.rels[i].live {
+			sources.relation(int32(i), g.rels[i].more, true)
+		}
+	}
+	if !sameCitations(sources.ents, g.sources.ents) || !sameCitations(sources.rels, g.sources.rels) {
+		return fmt.Errorf("source index differs from one rebuilt from the entities and relations:\n got %+v\nwant %+v", g.sources, sources)
+	}
+	if g.changes.version != g.changes.base+uint64(len(g.changes.events)) || len(g.changes.events) > 2*maxChangeLog {
+		return fmt.Errorf("change log: version %d, base %d, %d events", g.changes.version, g.changes.base, len(g.changes.events))
+	}
 	return nil
+}
+
+func sameCitations(a, b map[string]map[int32]struct{}) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for p, set := range a {
+		if len(b[p]) != len(set) || len(set) == 0 {
+			return false
+		}
+		for s := range set {
+			if _, ok := b[p][s]; !ok {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func sameNameIndex(a, b *nameIndex) bool {
