@@ -263,9 +263,11 @@ func TestContentSeededExpansion(t *testing.T) {
 	require.NotNil(t, overview)
 	// The seed's link quality is seedWeight × the page's text score: the
 	// seeded walks score exactly as walks from a start of that quality.
-	want, _, err := g.answerFrom(ctx, q, r.walkConfig(), nil, 30, []seedLink{{"apollo", seedWeight * overview.TextScore}})
+	cfg := r.walkConfig()
+	cfg.hops = seedHops
+	want, _, err := g.answerFrom(ctx, q, cfg, nil, 30, []seedLink{{"apollo", seedWeight * overview.TextScore}})
 	require.NoError(t, err)
-	unit, _, err := g.answerFrom(ctx, q, r.walkConfig(), nil, 30, []seedLink{{"apollo", 1}})
+	unit, _, err := g.answerFrom(ctx, q, cfg, nil, 30, []seedLink{{"apollo", 1}})
 	require.NoError(t, err)
 	require.Equal(t, len(unit), len(want))
 	for i := range want {

@@ -545,7 +545,7 @@ func (r *MemoryRetriever) searchGraph(ctx context.Context, gi int, g KnowledgeGr
 	if len(seeds) == 0 {
 		return a, nil
 	}
-	a.hits, a.linked, err = r.walkFromSeeds(ctx, g, query, seeds, keep)
+	a.hits, a.linked, err = r.walkFromSeeds(ctx, g, query, seeds, keep, 0)
 	a.meaning = a.linked
 	return a, err
 }
@@ -575,7 +575,7 @@ func (r *MemoryRetriever) walkFromNames(ctx context.Context, g KnowledgeGraph, q
 	if err != nil || len(mentions) == 0 {
 		return nil, 0, err
 	}
-	return r.walkGeneric(ctx, g, query, keep, func(st *neighborStep) []questionLink {
+	return r.walkGeneric(ctx, g, query, cfg, keep, func(st *neighborStep) []questionLink {
 		links := make([]questionLink, len(mentions))
 		for i, m := range mentions {
 			links[i] = questionLink{node: st.intern(m.Entity.ID), start: m.Start, end: m.End, quality: m.Quality,
@@ -587,9 +587,14 @@ func (r *MemoryRetriever) walkFromNames(ctx context.Context, g KnowledgeGraph, q
 
 // walkFromSeeds searches walks from seeds, entities that no words of the
 // query spell (see spanless); seeds absent from the graph are skipped.
-func (r *MemoryRetriever) walkFromSeeds(ctx context.Context, g KnowledgeGraph, query string, seeds []seedLink, keep int) ([]graphHit, int, error) {
+// maxHops, when positive, shortens the walks to at most that many hops.
+func (r *MemoryRetriever) walkFromSeeds(ctx context.Context, g KnowledgeGraph, query string, seeds []seedLink, keep, maxHops int) ([]graphHit, int, error) {
+	cfg := r.walkConfig()
+	if maxHops > 0 && cfg.hops > maxHops {
+		cfg.hops = maxHops
+	}
 	if mg, ok := g.(*InMemoryGraph); ok {
-		return mg.answerFrom(ctx, query, r.walkConfig(), r.expansion.RelationTypes, keep, seeds)
+		return mg.answerFrom(ctx, query, cfg, r.expansion.RelationTypes, keep, seeds)
 	}
 	// Seeds come from the graph's own SourceIndex or from its entities'
 	// vectors, but may have been removed since: keep the ones that exist.
@@ -606,7 +611,7 @@ func (r *MemoryRetriever) walkFromSeeds(ctx context.Context, g KnowledgeGraph, q
 	if len(live) == 0 {
 		return nil, 0, nil
 	}
-	return r.walkGeneric(ctx, g, query, keep, func(st *neighborStep) []questionLink {
+	return r.walkGeneric(ctx, g, query, cfg, keep, func(st *neighborStep) []questionLink {
 		links := make([]questionLink, len(live))
 		for i, sd := range live {
 			links[i] = questionLink{node: st.intern(sd.id), start: spanless, end: spanless, quality: sd.quality}
@@ -617,13 +622,13 @@ func (r *MemoryRetriever) walkFromSeeds(ctx context.Context, g KnowledgeGraph, q
 
 // walkGeneric runs the search over a graph through its Neighborhood (or
 // GetRelated), from the links makeLinks returns.
-func (r *MemoryRetriever) walkGeneric(ctx context.Context, g KnowledgeGraph, query string, keep int, makeLinks func(*neighborStep) []questionLink) ([]graphHit, int, error) {
+func (r *MemoryRetriever) walkGeneric(ctx context.Context, g KnowledgeGraph, query string, cfg walkConfig, keep int, makeLinks func(*neighborStep) []questionLink) ([]graphHit, int, error) {
 	var hits []graphHit
 	var linked int
 	read := func(n Neighborhood) error {
 		st := newNeighborStep(n, r.expansion.RelationTypes)
 		var err error
-		hits, linked, err = answerQuestion(ctx, nil, st, query, makeLinks(st), r.walkConfig(), keep)
+		hits, linked, err = answerQuestion(ctx, nil, st, query, makeLinks(st), cfg, keep)
 		return err
 	}
 	var err error
