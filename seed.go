@@ -42,8 +42,9 @@ const (
 	// SeedOff never seeds.
 	SeedOff
 	// SeedWhenUnlinked seeds a graph when the question names none of its
-	// entities (by name, alias or, with WithLinkEmbedder, by meaning): the
-	// graph channel would otherwise return nothing from it. It is the
+	// entities by name or alias: the graph channel would otherwise return
+	// nothing from it, or only what linking by meaning guessed (a guess
+	// that, when wrong, must not keep the seeds out). It is the
 	// default because it spends the seeded pass only where the graph is
 	// otherwise silent: on kgmem's retrieval evaluation (424 questions,
 	// README "Evaluation") it leaves every weighted and score-sort figure
@@ -204,7 +205,7 @@ func (r *MemoryRetriever) seedGraphs(ctx context.Context, cfg RetrieverConfig, q
 	var todo []int // graph runs to seed
 	for i := range runs {
 		run := &runs[i]
-		if run.content || run.err != nil || (mode == SeedWhenUnlinked && run.linked > 0) {
+		if run.content || run.err != nil || (mode == SeedWhenUnlinked && run.linked > run.meaning) {
 			continue
 		}
 		if _, ok := r.graphs[run.index].g.(SourceIndex); ok {
