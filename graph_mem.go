@@ -342,11 +342,10 @@ func (g *InMemoryGraph) putEntity(e *Entity, more *entityMore) {
 	n := &g.nodes[s]
 	g.unindexTags(s, n.tags())
 	g.names.indexNames(s, n, false)
-	g.sources.entity(s, n.more, false)
+	g.sources.replaceEntity(s, n.more, more)
 	n.name, n.typ, n.more = e.Name, e.Type, more
 	g.indexTags(s, n.tags())
 	g.names.indexNames(s, n, true)
-	g.sources.entity(s, more, true)
 	g.changes.record(n.id)
 }
 
@@ -484,8 +483,7 @@ func (g *InMemoryGraph) putRelationTyped(src, dst, t int32, w float64, more *rel
 	k := relKey{src, dst, t}
 	if i, ok := g.findRel(k); ok {
 		rec := &g.rels[i]
-		g.sources.relation(i, rec.more, false)
-		g.sources.relation(i, more, true)
+		g.sources.replaceRelation(i, rec.more, more)
 		rec.w, rec.more = w, more
 		g.nodes[src].out[rec.outPos].w = w
 		g.nodes[dst].in[rec.inPos].w = w

@@ -68,14 +68,27 @@ func TestSourceIndexMatchesScan(t *testing.T) {
 		return out
 	}
 	ids := []string{"a", "b", "c", "d", "e", "f"}
-	steps := 400
+	steps := 1000
 	if testing.Short() {
-		steps = 150
+		steps = 300
 	}
 	for step := range steps {
-		switch op := rng.IntN(10); {
+		switch op := rng.IntN(11); {
 		case op < 3:
 			require.NoError(t, g.AddEntity(ctx, Entity{ID: ids[rng.IntN(len(ids))], SourceIDs: srcs()}))
+		case op == 10: // one more page states it, as ingest writes it
+			id := ids[rng.IntN(len(ids))]
+			e, ok, err := g.GetEntity(ctx, id)
+			require.NoError(t, err)
+			if ok {
+				e.SourceIDs = append(e.SourceIDs, pages[rng.IntN(len(pages))])
+				require.NoError(t, g.AddEntity(ctx, e))
+			}
+			if rels, err := g.Relations(ctx); err == nil && len(rels) > 0 {
+				r := rels[rng.IntN(len(rels))]
+				r.SourceIDs = append(r.SourceIDs, pages[rng.IntN(len(pages))])
+				require.NoError(t, g.AddRelation(ctx, r))
+			}
 		case op < 6:
 			err := g.AddRelation(ctx, Relation{SourceID: ids[rng.IntN(len(ids))], TargetID: ids[rng.IntN(len(ids))], Type: "r", SourceIDs: srcs()})
 			if err != nil {

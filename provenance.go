@@ -85,6 +85,52 @@ func (x *sourceIndex) relation(i int32, more *relMore, add bool) {
 	}
 }
 
+// replaceEntity and replaceRelation record that slot s, citing the
+// sources of old, now cites those of new. When new only appends to old —
+// an entity or relation that one more page states, as ingest writes it —
+// only the appended IDs are indexed, so a write costs what it adds rather
+// than the length of the list.
+func (x *sourceIndex) replaceEntity(s int32, old, new *entityMore) {
+	if o, n := moreSources(old), moreSources(new); isPrefix(o, n) {
+		if len(n) > len(o) {
+			indexSlot(&x.ents, n[len(o):], s)
+		}
+		return
+	}
+	x.entity(s, old, false)
+	x.entity(s, new, true)
+}
+
+func (x *sourceIndex) replaceRelation(i int32, old, new *relMore) {
+	var o, n []string
+	if old != nil {
+		o = old.sourceIDs
+	}
+	if new != nil {
+		n = new.sourceIDs
+	}
+	if isPrefix(o, n) {
+		if len(n) > len(o) {
+			indexSlot(&x.rels, n[len(o):], i)
+		}
+		return
+	}
+	x.relation(i, old, false)
+	x.relation(i, new, true)
+}
+
+func moreSources(m *entityMore) []string {
+	if m == nil {
+		return nil
+	}
+	return m.sourceIDs
+}
+
+// isPrefix reports whether a is a prefix of b.
+func isPrefix(a, b []string) bool {
+	return len(a) <= len(b) && slices.Equal(a, b[:len(a)])
+}
+
 // sortedSlots returns the slots of set in ascending order.
 func sortedSlots(set map[int32]struct{}) []int32 {
 	out := make([]int32, 0, len(set))
