@@ -395,7 +395,7 @@ func (g *InMemoryGraph) ReadFrom(r io.Reader) (int64, error) {
 
 // newEmpty returns an empty graph with g's options and no journal.
 func (g *InMemoryGraph) newEmpty() *InMemoryGraph {
-	return NewInMemoryGraph(WithTagConstraints(g.tags), WithPathBudget(g.pathBudget))
+	return NewInMemoryGraph(WithTagConstraints(g.tags), WithPathBudget(g.pathBudget), WithClock(g.clock), WithSingleValued(g.singleValued...))
 }
 
 // adopt moves the contents of fresh, a graph nobody else holds, into g;
@@ -408,6 +408,7 @@ func (g *InMemoryGraph) adopt(fresh *InMemoryGraph) {
 	g.rels = fresh.rels
 	g.freeRels = fresh.freeRels
 	g.relCount = fresh.relCount
+	g.timed = fresh.timed
 	g.types = fresh.types
 	g.tagIndex = fresh.tagIndex
 	g.names = fresh.names

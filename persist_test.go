@@ -488,8 +488,8 @@ func TestReadFromTagLimit(t *testing.T) {
 // on purpose. A field added to InMemoryGraph fails this test until it is
 // placed in one list (and, if it holds graph state, moved by adopt).
 func TestAdoptMovesEveryField(t *testing.T) {
-	moved := []string{"ids", "nodes", "freeNodes", "rels", "freeRels", "relCount", "types", "tagIndex", "names"}
-	kept := []string{"tags", "pathBudget", "scratch", "pathScratch", "walkers", "mu", "journal", "closed"}
+	moved := []string{"ids", "nodes", "freeNodes", "rels", "freeRels", "relCount", "timed", "types", "tagIndex", "names"}
+	kept := []string{"tags", "pathBudget", "clock", "singleValued", "scratch", "pathScratch", "walkers", "mu", "journal", "closed"}
 	var fields []string
 	typ := reflect.TypeFor[InMemoryGraph]()
 	for i := range typ.NumField() {

@@ -58,7 +58,7 @@ func (g *InMemoryGraph) removeSource(sourceID string) RemoveSourceReport {
 			deadRels = append(deadRels, int32(i))
 			continue
 		}
-		rec.more = &relMore{properties: rec.more.properties, sourceIDs: left}
+		rec.more = &relMore{properties: rec.more.properties, sourceIDs: left, from: rec.more.from, to: rec.more.to}
 		rep.RelationsUpdated++
 	}
 	for _, i := range deadRels {

@@ -408,7 +408,7 @@ func (r *MemoryRetriever) runSource(ctx context.Context, cfg RetrieverConfig, qu
 // walk.go), and return the best keep entities, each once with its best
 // walk, and how many named entities the answer used.
 func (r *MemoryRetriever) searchGraph(ctx context.Context, g KnowledgeGraph, query string, keep int) ([]graphHit, int, error) {
-	cfg := walkConfig{hops: r.expansion.Depth, dir: r.expansion.Direction, vocab: r.vocab}
+	cfg := walkConfig{hops: r.expansion.Depth, dir: r.expansion.Direction, vocab: r.vocab, asOf: r.expansion.AsOf}
 	if mg, ok := g.(*InMemoryGraph); ok {
 		return mg.answer(ctx, query, cfg, r.expansion.RelationTypes, keep)
 	}
@@ -425,7 +425,7 @@ func (r *MemoryRetriever) searchGraph(ctx context.Context, g KnowledgeGraph, que
 	var hits []graphHit
 	var linked int
 	read := func(n Neighborhood) error {
-		st := newNeighborStep(n, r.expansion.RelationTypes)
+		st := newNeighborStep(n, r.expansion.RelationTypes, r.expansion.AsOf)
 		links := make([]questionLink, len(mentions))
 		for i, m := range mentions {
 			links[i] = questionLink{node: st.intern(m.Entity.ID), start: m.Start, end: m.End, quality: m.Quality,
@@ -438,7 +438,7 @@ func (r *MemoryRetriever) searchGraph(ctx context.Context, g KnowledgeGraph, que
 	if nr, ok := g.(NeighborhoodReader); ok {
 		err = nr.ReadNeighborhood(ctx, read)
 	} else {
-		err = read(relatedNeighborhood{g})
+		err = read(relatedNeighborhood{g, r.expansion.AsOf})
 	}
 	return hits, linked, err
 }
