@@ -349,7 +349,7 @@ func TestSnapshotCorrupt(t *testing.T) {
 		{"bad JSON", edit(2, `{"id":"b","name":}`+"\n"), 3, "invalid character"},
 		{"header not JSON", edit(0, "kgmem-graph 1\n"), 1, "header"},
 		{"wrong format", edit(0, `{"format":"kgmem-pages","version":1,"entities":3,"relations":2}`+"\n"), 1, "format"},
-		{"wrong version", edit(0, `{"format":"kgmem-graph","version":3,"entities":3,"relations":2}`+"\n"), 1, "version 3"},
+		{"wrong version", edit(0, `{"format":"kgmem-graph","version":4,"entities":3,"relations":2}`+"\n"), 1, "version 4"},
 		{"negative count", edit(0, `{"format":"kgmem-graph","version":1,"entities":-1,"relations":2}`+"\n"), 1, "negative"},
 		{"unknown header field", edit(0, `{"format":"kgmem-graph","version":1,"entities":3,"relations":2,"x":1}`+"\n"), 1, "unknown field"},
 		{"unknown entity field", edit(2, `{"id":"b","name":"B","colour":"red"}`+"\n"), 3, "unknown field"},
