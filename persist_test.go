@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
@@ -70,6 +71,15 @@ func randomGraphOps(rng *rand.Rand, n, m int) []graphOp {
 		}
 		for range rng.IntN(3) {
 			r.SourceIDs = append(r.SourceIDs, fmt.Sprintf("page-%d", rng.IntN(8)))
+		}
+		switch rng.IntN(6) {
+		case 0: // started, still true; in a zone other than UTC, to the nanosecond
+			r.ValidFrom = time.Date(2000+rng.IntN(30), time.Month(1+rng.IntN(12)), 1+rng.IntN(28), rng.IntN(24), 0, 0, rng.IntN(1e9), time.FixedZone("X", 3600*(rng.IntN(25)-12)))
+		case 1: // ended
+			from := time.Date(2000+rng.IntN(30), 1, 1, 0, 0, 0, 0, time.UTC)
+			r.ValidFrom, r.ValidTo = from, from.AddDate(0, rng.IntN(40), 0)
+		case 2: // start unknown, ended
+			r.ValidTo = time.Date(2000+rng.IntN(30), 6, 1, 0, 0, 0, 0, time.UTC)
 		}
 		return r
 	}
