@@ -265,9 +265,9 @@ func NewInMemoryGraph(opts ...Option) *InMemoryGraph {
 		pathBudget:   cfg.pathBudget,
 		clock:        cfg.clock,
 		singleValued: slices.Compact(cfg.singleValued),
-		walkers:    make(chan *walker, idleWalkers),
-		ids:        make(map[string]int32),
-		tagIndex:   make(map[string]map[int32]struct{}),
+		walkers:      make(chan *walker, idleWalkers),
+		ids:          make(map[string]int32),
+		tagIndex:     make(map[string]map[int32]struct{}),
 	}
 }
 

@@ -406,8 +406,8 @@ type ingestPlanner struct {
 	// with one type, for graphs without ingestRelationGetter.
 	graphRels map[[2]string]map[string]Relation
 	report    IngestReport
-	now       time.Time                // the instant the call takes as now (see ingestNow)
-	endedKeys map[RelationKey]bool     // relations supersession ended
+	now       time.Time            // the instant the call takes as now (see ingestNow)
+	endedKeys map[RelationKey]bool // relations supersession ended
 }
 
 // Ingest writes an extraction into g: it resolves every extracted entity to
@@ -492,6 +492,7 @@ type ingestPlanner struct {
 //   - a value that starts before another value already held (an older
 //     fact arriving late) is ended where the next newer value starts, and
 //     ends nothing: it goes into the history.
+//
 // Re-ingesting the same facts changes nothing and writes nothing. To
 // record a move back to an earlier value, state its new start. Values are
 // compared per source and type, targets in ID order, extracted relations

@@ -85,7 +85,7 @@ func TestSupersession(t *testing.T) {
 			wantEnded: []string{"oslo 2026-01-10 → 2026-03"},
 			wantLine:  []string{"paris 2015-09 → 2019", "rome 2024-02 → 2024-05", "lisbon 2024-05 → 2026-01-10", "oslo 2026-01-10 → 2026-03", "berlin 2026-03 →"}},
 		{name: "an earlier stint of a held key is skipped", x: aliceIn(livesIn("Berlin", "2010", "2011")),
-			wantLine: []string{"paris 2015-09 → 2019", "rome 2024-02 → 2024-05", "lisbon 2024-05 → 2026-01-10", "oslo 2026-01-10 → 2026-03", "berlin 2026-03 →"},
+			wantLine:  []string{"paris 2015-09 → 2019", "rome 2024-02 → 2024-05", "lisbon 2024-05 → 2026-01-10", "oslo 2026-01-10 → 2026-03", "berlin 2026-03 →"},
 			unchanged: true, skipped: 1},
 	}
 	g := NewInMemoryGraph(WithClock(fixedClock(now)), WithSingleValued("lives_in"))
@@ -179,7 +179,9 @@ func TestSupersessionAnyGraph(t *testing.T) {
 }
 
 func TestParseValidTime(t *testing.T) {
-	utc := func(y int, m time.Month, d, h, min, s, ns int) time.Time { return time.Date(y, m, d, h, min, s, ns, time.UTC) }
+	utc := func(y int, m time.Month, d, h, min, s, ns int) time.Time {
+		return time.Date(y, m, d, h, min, s, ns, time.UTC)
+	}
 	for _, c := range []struct {
 		in   string
 		want time.Time
