@@ -55,9 +55,15 @@ const pathSlack = 1 + 1e-9
 // WithPathBudget sets the work one FindPaths call may do: how many
 // relations it may scan, and so how many partial paths it may build, and
 // how many pairs of partial paths it may try to join (see
-// DefaultPathBudget). n <= 0 means the default.
+// DefaultPathBudget). 0 means the default; a negative n is invalid.
 func WithPathBudget(n int) Option {
-	return optionFunc(func(c *graphConfig) { c.pathBudget = n })
+	return optionFunc(func(c *graphConfig) {
+		if n < 0 {
+			c.fail("WithPathBudget: negative budget %d", n)
+			return
+		}
+		c.pathBudget = n
+	})
 }
 
 // partial is a path grown from one end of the search: it ends at node, and

@@ -108,9 +108,9 @@
 //
 // Another storage engine implements [KnowledgeGraph] and reuses kgmem's
 // traversal by implementing [Neighborhood] and calling [TraverseRelated] and
-// [TraversePaths], and applies InMemoryGraph's text rules through
-// [ValidateEntity], [ValidateRelation], [NormalizeTags], [Fold],
-// [PrepareKeywords], [LinkKey] and [ValidateName]. Optional capabilities
+// [TraversePaths], and accepts and rejects what InMemoryGraph does through
+// [ValidateEntity], [ValidateRelation], [ValidateRelationKey] and
+// [ValidateName]. Optional capabilities
 // are exported interfaces it may implement: [NameFinder] (Ingest resolves
 // names through it), [EntityLinker] and [NeighborhoodReader]. Package
 // kgmem/kgmemtest checks it against the contract, and the module

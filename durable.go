@@ -124,6 +124,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/kgmem/kgmem/internal/wal"
 )
 
@@ -274,6 +275,10 @@ func newDurableConfig(what string, graph, store bool, opts []DurableOption) (*du
 	switch {
 	case c.err != nil:
 		return nil, c.err
+	case graph && newGraphConfig(c.graph).err != nil:
+		return nil, errmsg.Wrap("kgmem: "+what, newGraphConfig(c.graph).err)
+	case store && newStoreConfig(c.store).err != nil:
+		return nil, errmsg.Wrap("kgmem: "+what, newStoreConfig(c.store).err)
 	case !graph && len(c.graph) > 0:
 		return nil, fmt.Errorf("kgmem: %s: a graph option, and no graph is opened: %w", what, ErrInvalidArgument)
 	case !store && len(c.store) > 0:

@@ -21,7 +21,7 @@ func ExampleOpenMemory() {
 	dir := filepath.Join(tmp, "agent-memory")
 
 	ctx := context.Background()
-	mem, err := kgmem.OpenMemory(dir) // created if missing, reloaded after a restart
+	mem, err := kgmem.OpenMemory(dir) // a directory: created if missing, reloaded after a restart
 	if err != nil {
 		log.Fatal(err)
 	}

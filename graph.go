@@ -297,7 +297,8 @@ type PathResult struct {
 // TagConstraints limits the tags an entity may carry.
 type TagConstraints struct {
 	// MaxTagsPerEntity is how many normalised tags an entity keeps; tags
-	// past it are dropped. 0 or less means the default, 8.
+	// past it are dropped. 0 means the default, 8; a negative value is
+	// invalid.
 	MaxTagsPerEntity int
 }
 

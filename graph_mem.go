@@ -18,6 +18,9 @@ import (
 
 // Option configures an InMemoryGraph. Every Option is also a
 // DurableOption, configuring the graph that OpenGraph or OpenMemory opens.
+// An invalid value makes OpenGraph and OpenMemory fail, and every call of
+// a graph NewInMemoryGraph made with it return the error (see
+// NewInMemoryGraph); both wrap ErrInvalidArgument.
 type Option interface {
 	DurableOption
 	apply(*graphConfig)
@@ -28,6 +31,35 @@ type graphConfig struct {
 	pathBudget   int
 	clock        func() time.Time
 	singleValued []string
+	err          error // the first invalid option
+}
+
+func (c *graphConfig) fail(format string, args ...any) {
+	if c.err == nil {
+		c.err = fmt.Errorf("kgmem: graph option: "+format+": %w", append(args, ErrInvalidArgument)...)
+	}
+}
+
+// newGraphConfig applies opts and sets every default.
+func newGraphConfig(opts []Option) graphConfig {
+	var c graphConfig
+	for i, o := range opts {
+		if o == nil {
+			c.fail("option %d is nil", i)
+			continue
+		}
+		o.apply(&c)
+	}
+	if c.pathBudget == 0 {
+		c.pathBudget = DefaultPathBudget
+	}
+	if c.clock == nil {
+		c.clock = time.Now
+	}
+	slices.Sort(c.singleValued)
+	c.singleValued = slices.Compact(c.singleValued)
+	c.tags = c.tags.withDefaults()
+	return c
 }
 
 type optionFunc func(*graphConfig)
@@ -37,9 +69,16 @@ func (f optionFunc) apply(c *graphConfig) { f(c) }
 func (f optionFunc) applyDurable(c *durableConfig) { c.graph = append(c.graph, f) }
 
 // WithTagConstraints sets the limits tags are normalised with. A
-// MaxTagsPerEntity of 0 or less means the default, DefaultMaxTagsPerEntity.
+// MaxTagsPerEntity of 0 means the default, DefaultMaxTagsPerEntity; a
+// negative one is invalid.
 func WithTagConstraints(tc TagConstraints) Option {
-	return optionFunc(func(c *graphConfig) { c.tags = tc })
+	return optionFunc(func(c *graphConfig) {
+		if tc.MaxTagsPerEntity < 0 {
+			c.fail("WithTagConstraints: negative MaxTagsPerEntity %d", tc.MaxTagsPerEntity)
+			return
+		}
+		c.tags = tc
+	})
 }
 
 // InMemoryGraph is the reference KnowledgeGraph: everything lives in the
@@ -103,15 +142,20 @@ type InMemoryGraph struct {
 	// commit); a write whose record fails is not applied. Set once, by
 	// the durable layer, before the graph is shared.
 	journal func(*mutation) error
-	closed  bool // set by Close; every method then fails with ErrClosed
+	closed  bool  // set by Close; every method then fails with ErrClosed
+	bad     error // an invalid option of NewInMemoryGraph; every method returns it
 }
 
 // lock takes g.mu for writing, or returns an error wrapping ErrClosed.
 func (g *InMemoryGraph) lock() error {
 	g.mu.Lock()
-	if g.closed {
+	switch {
+	case g.closed:
 		g.mu.Unlock()
 		return errClosed
+	case g.bad != nil:
+		g.mu.Unlock()
+		return g.bad
 	}
 	return nil
 }
@@ -121,8 +165,10 @@ func (g *InMemoryGraph) lock() error {
 // graph for that); it makes use after release an error rather than a
 // silent success. DurableGraph and Memory close their files too.
 func (g *InMemoryGraph) Close() error {
-	if err := g.lock(); err != nil {
-		return err
+	g.mu.Lock()
+	if g.closed {
+		g.mu.Unlock()
+		return errClosed
 	}
 	g.closed = true
 	g.mu.Unlock()
@@ -132,9 +178,13 @@ func (g *InMemoryGraph) Close() error {
 // rlock takes g.mu for reading, or returns an error wrapping ErrClosed.
 func (g *InMemoryGraph) rlock() error {
 	g.mu.RLock()
-	if g.closed {
+	switch {
+	case g.closed:
 		g.mu.RUnlock()
 		return errClosed
+	case g.bad != nil:
+		g.mu.RUnlock()
+		return g.bad
 	}
 	return nil
 }
@@ -248,23 +298,19 @@ func (t *typeTable) release(id int32, n int32) {
 var _ KnowledgeGraph = (*InMemoryGraph)(nil)
 
 // NewInMemoryGraph returns an empty graph.
+//
+// NewInMemoryGraph cannot return an error, so an invalid option (a nil one
+// included) is kept instead: every method of the graph but Close returns
+// it, wrapping ErrInvalidArgument. OpenGraph and OpenMemory return the
+// same error at once.
 func NewInMemoryGraph(opts ...Option) *InMemoryGraph {
-	var cfg graphConfig
-	for _, o := range opts {
-		o.apply(&cfg)
-	}
-	if cfg.pathBudget <= 0 {
-		cfg.pathBudget = DefaultPathBudget
-	}
-	if cfg.clock == nil {
-		cfg.clock = time.Now
-	}
-	slices.Sort(cfg.singleValued)
+	cfg := newGraphConfig(opts)
 	return &InMemoryGraph{
-		tags:         cfg.tags.withDefaults(),
+		bad:          cfg.err,
+		tags:         cfg.tags,
 		pathBudget:   cfg.pathBudget,
 		clock:        cfg.clock,
-		singleValued: slices.Compact(cfg.singleValued),
+		singleValued: cfg.singleValued,
 		walkers:      make(chan *walker, idleWalkers),
 		ids:          make(map[string]int32),
 		tagIndex:     make(map[string]map[int32]struct{}),

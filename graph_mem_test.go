@@ -129,3 +129,51 @@ func TestAddBatchLargeReportsFirstError(t *testing.T) {
 	require.NoError(t, g.AddBatch(ctx, nil, rels))
 	require.Equal(t, len(rels), g.Stats().Relations)
 }
+
+// TestGraphInvalidOptions pins the policy for a bad option: never ignored,
+// never a panic. NewInMemoryGraph keeps the error and every method but
+// Close returns it; OpenGraph refuses at once.
+func TestGraphInvalidOptions(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		opts []kgmem.Option
+		msg  string
+	}{
+		{"nil option", []kgmem.Option{nil}, "kgmem: graph option: option 0 is nil: invalid argument"},
+		{"negative budget", []kgmem.Option{kgmem.WithPathBudget(-1)}, "kgmem: graph option: WithPathBudget: negative budget -1: invalid argument"},
+		{"negative tags", []kgmem.Option{kgmem.WithTagConstraints(kgmem.TagConstraints{MaxTagsPerEntity: -2})},
+			"kgmem: graph option: WithTagConstraints: negative MaxTagsPerEntity -2: invalid argument"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := kgmem.NewInMemoryGraph(tc.opts...)
+			errs := map[string]error{
+				"add entity": g.AddEntity(ctx, kgmem.Entity{ID: "a"}),
+				"add batch":  g.AddBatch(ctx, []kgmem.Entity{{ID: "b"}}, nil),
+			}
+			_, _, errs["get entity"] = g.GetEntity(ctx, "a")
+			_, errs["related"] = g.GetRelated(ctx, "a", kgmem.TraverseOptions{})
+			_, errs["paths"] = g.FindPaths(ctx, "a", "b", kgmem.PathOptions{})
+			_, errs["keywords"] = g.FindByKeywords(ctx, []string{"a"})
+			for call, err := range errs {
+				require.EqualError(t, err, tc.msg, call)
+				require.ErrorIs(t, err, kgmem.ErrInvalidArgument, call)
+			}
+			require.NoError(t, g.Close())
+			require.ErrorIs(t, g.Close(), kgmem.ErrClosed)
+
+			opts := make([]kgmem.DurableOption, len(tc.opts))
+			for i, o := range tc.opts {
+				if o != nil {
+					opts[i] = o
+				}
+			}
+			_, err := kgmem.OpenGraph(t.TempDir(), opts...)
+			require.ErrorIs(t, err, kgmem.ErrInvalidArgument)
+		})
+	}
+	// 0 means the default, never "none".
+	g := kgmem.NewInMemoryGraph(kgmem.WithPathBudget(0), kgmem.WithTagConstraints(kgmem.TagConstraints{}))
+	require.Equal(t, kgmem.DefaultMaxTagsPerEntity, g.TagConstraints().MaxTagsPerEntity)
+	require.NoError(t, g.AddEntity(ctx, kgmem.Entity{ID: "a"}))
+}

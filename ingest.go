@@ -32,12 +32,16 @@ const (
 	PlaceholderProperty = "kgmem:placeholder"
 )
 
+// SkippedKind says what a SkippedItem is: an extracted entity or an
+// extracted relation. It prints as "entity" or "relation".
+type SkippedKind string
+
 // Kinds of SkippedItem.
 const (
 	// SkippedEntity is the Kind of a skipped extracted entity.
-	SkippedEntity = "entity"
+	SkippedEntity SkippedKind = "entity"
 	// SkippedRelation is the Kind of a skipped extracted relation.
-	SkippedRelation = "relation"
+	SkippedRelation SkippedKind = "relation"
 )
 
 // WeightPolicy says what Ingest does with a relation weight above 1.
@@ -222,10 +226,10 @@ type IngestReport struct {
 // SkippedItem is an extracted entity or relation that Ingest did not
 // write.
 type SkippedItem struct {
-	Kind   string // SkippedEntity or SkippedRelation
-	Index  int    // position in Extraction.Entities or Extraction.Relations
-	Ref    string // the entity's name or ID, or the relation reference at fault
-	Reason string // human-readable, such as `target "Raft" names no entity`
+	Kind   SkippedKind // SkippedEntity or SkippedRelation
+	Index  int         // position in Extraction.Entities or Extraction.Relations
+	Ref    string      // the entity's name or ID, or the relation reference at fault
+	Reason string      // human-readable, such as `target "Raft" names no entity`
 }
 
 // String renders the item as `relation 3 ("Raft"): target "Raft" names no
@@ -542,7 +546,11 @@ type ingestPlanner struct {
 // entity has gathered.
 func Ingest(ctx context.Context, g KnowledgeGraph, x Extraction, opts ...IngestOption) (IngestReport, error) {
 	cfg := ingestConfig{policy: WeightClamp, defaultWeight: DefaultIngestWeight}
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			cfg.fail("ingest: option %d is nil", i)
+			continue
+		}
 		o.applyIngest(&cfg)
 	}
 	if err := ctx.Err(); err != nil {
@@ -625,7 +633,7 @@ func (p *ingestPlanner) wrapErr(err error) error {
 }
 
 // skip records an item that will not be written.
-func (p *ingestPlanner) skip(kind string, index int, ref, reason string) {
+func (p *ingestPlanner) skip(kind SkippedKind, index int, ref, reason string) {
 	p.report.Skipped = append(p.report.Skipped, SkippedItem{Kind: kind, Index: index, Ref: ref, Reason: reason})
 	if kind == SkippedEntity {
 		p.report.EntitiesSkipped++
@@ -812,7 +820,7 @@ func (p *ingestPlanner) loadCandidates(surfaces []string) error {
 		var rest []string
 		looked := make(map[string]bool, len(surfaces))
 		for _, s := range surfaces {
-			key, ok := LinkKey(s)
+			key, _, ok := linkKey(s)
 			if !ok {
 				rest = append(rest, s)
 				continue

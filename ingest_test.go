@@ -838,6 +838,7 @@ func TestIngestInvalidArguments(t *testing.T) {
 		{"default weight above 1", g, x, []kgmem.IngestOption{kgmem.WithDefaultWeight(1.5)}},
 		{"default weight NaN", g, x, []kgmem.IngestOption{kgmem.WithDefaultWeight(math.NaN())}},
 		{"unknown policy", g, x, []kgmem.IngestOption{kgmem.WithWeightPolicy(9)}},
+		{"nil option", g, x, []kgmem.IngestOption{kgmem.WithStrict(), nil}},
 		{"too many entities", g, kgmem.Extraction{Entities: make([]kgmem.ExtractedEntity, kgmem.MaxExtractedEntities+1)}, nil},
 		{"too many relations", g, kgmem.Extraction{Relations: make([]kgmem.ExtractedRelation, kgmem.MaxExtractedRelations+1)}, nil},
 	}
@@ -864,7 +865,7 @@ func TestIngestInvalidArguments(t *testing.T) {
 	require.Equal(t, 2, rep.EntitiesSkipped)
 	require.Equal(t, 1, rep.RelationsSkipped)
 	require.Equal(t, "a field is not valid UTF-8", rep.Skipped[0].Reason)
-	require.Equal(t, "entity", rep.Skipped[0].Kind)
+	require.Equal(t, kgmem.SkippedEntity, rep.Skipped[0].Kind)
 	require.Equal(t, 1, rep.Skipped[0].Index)
 }
 

@@ -59,7 +59,7 @@ type EntityLinker interface {
 // graph without it.
 type NameFinder interface {
 	// FindByName returns every entity whose name or an alias has the same
-	// match key as name (LinkKey; keys fold case and width and ignore
+	// match key as name (keys fold case and width and ignore
 	// punctuation between words), once each, ordered by ID. A name
 	// without a match key finds nothing; an empty, whitespace-only or
 	// invalid name returns an error wrapping ErrInvalidArgument (see
@@ -448,7 +448,7 @@ func (g *InMemoryGraph) LinkEntities(ctx context.Context, text string) ([]Entity
 // FindByName returns every entity whose name or an alias has the same
 // match key as name: the entities linking finds when the text is name
 // alone. Keys fold case and width and ignore punctuation and spacing
-// between words (see LinkKey and LinkKeys), so "project apollo" finds the
+// between words, so "project apollo" finds the
 // entity named "Project Apollo", "Spiderman" and "spider man" the one
 // named "Spider-Man", and "ＡＰＯＬＬＯ" one with the alias "Apollo".
 // Entities are returned once each, ordered by ID, and none is an empty
@@ -484,12 +484,12 @@ func (g *InMemoryGraph) FindByName(ctx context.Context, name string) ([]Entity, 
 // nameLookupKey returns the match key FindByName looks name up by, false
 // when linking cannot match name, and an error wrapping
 // ErrInvalidArgument for an empty, whitespace-only or invalid name. Other
-// backends apply the same rule through ValidateName and LinkKey.
+// backends apply the same rule through ValidateName and the match keys.
 func nameLookupKey(name string) (string, bool, error) {
 	if err := ValidateName(name); err != nil {
 		return "", false, err
 	}
-	key, ok := LinkKey(name)
+	key, _, ok := linkKey(name)
 	return key, ok, nil
 }
 

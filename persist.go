@@ -480,7 +480,7 @@ func readGraphLines(lr *lineReader, g *InMemoryGraph) (*InMemoryGraph, snapshotH
 			return nil, h, lr.wrap(err)
 		}
 		if _, dup := ids[e.ID]; dup {
-			return nil, h, lr.invalid("duplicate entity %q", e.ID)
+			return nil, h, lr.invalid("duplicate entity %s", quote.Value(e.ID))
 		}
 		tags, err := storedTags(e.ID, e.Tags, maxTags)
 		if err != nil {
@@ -540,8 +540,8 @@ func readGraphLines(lr *lineReader, g *InMemoryGraph) (*InMemoryGraph, snapshotH
 				if !ok1 {
 					missing = r.SourceID
 				}
-				return nil, h, lr.invalid("relation %q -[%s]-> %q: entity %q is not in the snapshot",
-					r.SourceID, r.Type, r.TargetID, missing)
+				return nil, h, lr.invalid("relation %s: entity %s is not in the snapshot",
+					describeKey(r.SourceID, r.Type, r.TargetID), quote.Value(missing))
 			}
 			l = loadRel{src: int32(si), dst: int32(di), typ: types.indexString(r.Type), w: r.Weight + 0, more: newRelMore(&r)}
 		}
@@ -556,7 +556,7 @@ func readGraphLines(lr *lineReader, g *InMemoryGraph) (*InMemoryGraph, snapshotH
 		}
 		if keys != nil {
 			if _, dup := keys[key]; dup {
-				return nil, h, lr.invalid("duplicate relation %q -[%s]-> %q", r.SourceID, r.Type, r.TargetID)
+				return nil, h, lr.invalid("duplicate relation %s", describeKey(r.SourceID, r.Type, r.TargetID))
 			}
 			keys[key] = struct{}{}
 		}

@@ -53,6 +53,9 @@ func (d *pagesData) writeLines(lw *lineWriter) {
 // written. It returns the number of bytes written; a page whose line would
 // be longer than 64 MiB returns an error wrapping ErrInvalidArgument.
 func (s *InMemoryKnowledgeStore) WriteTo(w io.Writer) (int64, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
 	s.mu.RLock()
 	d := s.capture()
 	s.mu.RUnlock()

@@ -25,17 +25,15 @@ const (
 	DefaultProvenanceWeight = 0.8
 )
 
-// DefaultExpansion is how the graph channel expands the entities a query
-// names unless WithExpansion says otherwise: walks of up to
-// DefaultWalkHops hops, both directions. Unlike GetRelated and FindPaths,
-// whose zero Direction follows relations the way they are stated, the
-// graph channel walks Both: a question may name either end of a
-// relation, and its words, not a zero value, decide each hop's direction.
-var DefaultExpansion = TraverseOptions{Depth: DefaultWalkHops, Direction: Both}
+// defaultExpansion is how the graph channel expands the entities a query
+// names unless WithExpansion says otherwise (see WithExpansion).
+var defaultExpansion = TraverseOptions{Depth: DefaultWalkHops, Direction: Both}
 
 // RetrieverConfig configures a MemoryRetriever. The zero value is valid:
-// every zero field means the documented default. Negative values are
-// rejected by Retrieve with ErrInvalidArgument.
+// every zero field means the documented default. A field outside its
+// range (a negative count, an unknown Fusion) makes every Retrieve of the
+// retriever fail with an error wrapping ErrInvalidArgument that names it;
+// see NewMemoryRetriever.
 type RetrieverConfig struct {
 	// MaxResults is how many items Retrieve returns at most. 0 means 10.
 	MaxResults int
@@ -58,6 +56,9 @@ type RetrieverConfig struct {
 	ProvenanceWeight float64
 	// NoProvenance turns off surfacing pages that entities cite.
 	NoProvenance bool
+	// NoExpansion makes the graph channel return only the entities the
+	// query names, without following any relation from them.
+	NoExpansion bool
 	// Vocabulary registers words for the graph's relation and entity types
 	// that questions use but their names and kgmem's built-in lexicon do
 	// not cover. The zero value registers none.
@@ -71,8 +72,15 @@ type PageGetter interface {
 	Get(ctx context.Context, id string) (KnowledgePage, bool, error)
 }
 
-// RetrieverOption configures a MemoryRetriever at construction.
-type RetrieverOption func(*MemoryRetriever)
+// RetrieverOption configures NewMemoryRetriever. Like every option type of
+// kgmem it is made only by the With… functions that return it.
+type RetrieverOption interface {
+	applyRetriever(*MemoryRetriever)
+}
+
+type retrieverOptionFunc func(*MemoryRetriever)
+
+func (f retrieverOptionFunc) applyRetriever(r *MemoryRetriever) { f(r) }
 
 // WithKnowledgeGraph adds a knowledge graph, named "graph" in warnings.
 func WithKnowledgeGraph(g KnowledgeGraph) RetrieverOption {
@@ -83,38 +91,67 @@ func WithKnowledgeGraph(g KnowledgeGraph) RetrieverOption {
 // and RetrievalItem.Source use; a retriever may hold several, one per
 // knowledge base. A nil g is ignored.
 func WithNamedKnowledgeGraph(name string, g KnowledgeGraph) RetrieverOption {
-	return func(r *MemoryRetriever) {
+	return retrieverOptionFunc(func(r *MemoryRetriever) {
 		if g != nil {
 			r.graphs = append(r.graphs, namedGraph{name, g})
 		}
-	}
+	})
 }
 
 // WithKnowledgeStore adds a knowledge store besides the one given to
 // NewMemoryRetriever, under a name that warnings and RetrievalItem.Source
 // use. A nil s is ignored.
 func WithKnowledgeStore(name string, s KnowledgeStore) RetrieverOption {
-	return func(r *MemoryRetriever) {
+	return retrieverOptionFunc(func(r *MemoryRetriever) {
 		if s != nil {
 			r.stores = append(r.stores, namedStore{name, s})
 		}
-	}
+	})
 }
 
-// WithStrategy sets the strategy; the default is Hybrid.
+// WithStrategy sets the strategy; the default is Hybrid. An unknown
+// strategy makes Retrieve fail with ErrInvalidArgument.
 func WithStrategy(s RetrievalStrategy) RetrieverOption {
-	return func(r *MemoryRetriever) { r.strategy = s }
+	return retrieverOptionFunc(func(r *MemoryRetriever) { r.strategy = s })
 }
 
 // WithExpansion sets how the graph channel expands the entities a query
-// names: depth, direction, relation types and fan-out cap (Limit is
-// ignored: each graph keeps RetrieverConfig.Candidates entities). Depth 0
-// returns only the named entities. The default is DefaultExpansion.
+// names: walk length, direction, relation types and fan-out cap, read as
+// GetRelated reads them (Depth 0 is one hop, the zero Direction is
+// Outgoing; Limit is ignored: each graph keeps RetrieverConfig.Candidates
+// entities). A value GetRelated rejects makes Retrieve fail with
+// ErrInvalidArgument.
+//
+// Without WithExpansion the graph channel walks up to DefaultWalkHops hops
+// in both directions, on every relation type. It walks Both, unlike
+// GetRelated and FindPaths whose zero Direction follows relations the way
+// they are stated, because a question may name either end of a relation
+// and its words, not a default, decide each hop's direction. To return
+// only the named entities, set RetrieverConfig.NoExpansion.
 func WithExpansion(opts TraverseOptions) RetrieverOption {
-	return func(r *MemoryRetriever) {
+	return retrieverOptionFunc(func(r *MemoryRetriever) {
 		opts.RelationTypes = slices.Clone(opts.RelationTypes)
+		if opts.Depth == 0 {
+			opts.Depth = 1
+		}
 		r.expansion = opts
+	})
+}
+
+// WithAsOf makes the graph channel answer as of a: only relations valid at
+// that instant are walked (see AsOf), whatever the AsOf of WithExpansion.
+// Without it the channel reads as of WithExpansion's AsOf, by default now,
+// so a relation that has ended is never walked.
+func WithAsOf(a AsOf) RetrieverOption {
+	return retrieverOptionFunc(func(r *MemoryRetriever) { r.at = &a })
+}
+
+// asOf is the instant the graph channel answers at.
+func (r *MemoryRetriever) asOf() AsOf {
+	if r.at != nil {
+		return *r.at
 	}
+	return r.expansion.AsOf
 }
 
 type namedGraph struct {
@@ -132,23 +169,42 @@ type namedStore struct {
 // related to X"), in parallel, as one ranked list. It is safe for
 // concurrent use; its configuration is fixed at construction.
 type MemoryRetriever struct {
-	cfg       RetrieverConfig
-	vocab     *vocabIndex // cfg.Vocabulary, compiled
+	cfg       RetrieverConfig // defaults applied
+	err       error           // the first invalid setting; every Retrieve returns it
+	vocab     *vocabIndex     // cfg.Vocabulary, compiled
 	strategy  RetrievalStrategy
 	expansion TraverseOptions
+	at        *AsOf // WithAsOf; nil: expansion.AsOf
 	stores    []namedStore
 	graphs    []namedGraph
 }
 
 // NewMemoryRetriever returns a retriever over store (named "store" in
 // warnings; nil for none) configured by cfg and opts.
+//
+// NewMemoryRetriever checks cfg and opts once. It cannot return an error,
+// so an invalid value (see RetrieverConfig and each option) is kept
+// instead, and every Retrieve returns it, wrapping ErrInvalidArgument; a
+// nil option is such a value. This is kgmem's one policy for a bad
+// option: never ignored and never a panic, but an error from the
+// constructor when it can return one (OpenGraph, OpenStore, OpenMemory)
+// and from the first call otherwise.
 func NewMemoryRetriever(store KnowledgeStore, cfg RetrieverConfig, opts ...RetrieverOption) *MemoryRetriever {
-	r := &MemoryRetriever{cfg: cfg, expansion: DefaultExpansion, vocab: compileVocabulary(cfg.Vocabulary)}
+	r := &MemoryRetriever{cfg: cfg, expansion: defaultExpansion, vocab: compileVocabulary(cfg.Vocabulary)}
 	if store != nil {
 		r.stores = append(r.stores, namedStore{"store", store})
 	}
-	for _, o := range opts {
-		o(r)
+	for i, o := range opts {
+		if o == nil {
+			if r.err == nil {
+				r.err = fmt.Errorf("kgmem: retriever config: option %d is nil: %w", i, ErrInvalidArgument)
+			}
+			continue
+		}
+		o.applyRetriever(r)
+	}
+	if r.err == nil {
+		r.cfg, r.err = r.config()
 	}
 	return r
 }
@@ -178,6 +234,9 @@ func (r *MemoryRetriever) config() (RetrieverConfig, error) {
 	}
 	if err := validateTraverse(&r.expansion); err != nil {
 		return c, errmsg.Wrap("kgmem: retriever config: expansion", err)
+	}
+	if err := checkAsOf(r.asOf()); err != nil {
+		return c, errmsg.Wrap("kgmem: retriever config: WithAsOf", err)
 	}
 	if err := c.Vocabulary.validate(); err != nil {
 		return c, err
@@ -255,10 +314,10 @@ func (r *MemoryRetriever) Retrieve(ctx context.Context, query string) (Retrieval
 	if err := ctx.Err(); err != nil {
 		return RetrievalResult{}, err
 	}
-	cfg, err := r.config()
-	if err != nil {
-		return RetrievalResult{}, err
+	if r.err != nil {
+		return RetrievalResult{}, r.err
 	}
+	cfg := r.cfg
 	if !utf8.ValidString(query) {
 		return RetrievalResult{}, fmt.Errorf("kgmem: retrieve: query %s is not valid UTF-8: %w", quote.Value(query), ErrInvalidArgument)
 	}
@@ -300,7 +359,7 @@ func (r *MemoryRetriever) Retrieve(ctx context.Context, query string) (Retrieval
 			if run.content {
 				kind = "store"
 			}
-			causes = append(causes, fmt.Errorf("%s %q: %w", kind, run.name, run.err))
+			causes = append(causes, fmt.Errorf("%s %s: %w", kind, quote.Value(run.name), run.err))
 			continue
 		}
 		if run.content {
@@ -408,7 +467,10 @@ func (r *MemoryRetriever) runSource(ctx context.Context, cfg RetrieverConfig, qu
 // walk.go), and return the best keep entities, each once with its best
 // walk, and how many named entities the answer used.
 func (r *MemoryRetriever) searchGraph(ctx context.Context, g KnowledgeGraph, query string, keep int) ([]graphHit, int, error) {
-	cfg := walkConfig{hops: r.expansion.Depth, dir: r.expansion.Direction, vocab: r.vocab, asOf: r.expansion.AsOf}
+	cfg := walkConfig{hops: r.expansion.Depth, dir: r.expansion.Direction, vocab: r.vocab, asOf: r.asOf()}
+	if r.cfg.NoExpansion {
+		cfg.hops = 0
+	}
 	if mg, ok := g.(*InMemoryGraph); ok {
 		return mg.answer(ctx, query, cfg, r.expansion.RelationTypes, keep)
 	}
@@ -425,7 +487,7 @@ func (r *MemoryRetriever) searchGraph(ctx context.Context, g KnowledgeGraph, que
 	var hits []graphHit
 	var linked int
 	read := func(n Neighborhood) error {
-		st := newNeighborStep(n, r.expansion.RelationTypes, r.expansion.AsOf)
+		st := newNeighborStep(n, r.expansion.RelationTypes, r.asOf())
 		links := make([]questionLink, len(mentions))
 		for i, m := range mentions {
 			links[i] = questionLink{node: st.intern(m.Entity.ID), start: m.Start, end: m.End, quality: m.Quality,
@@ -438,7 +500,7 @@ func (r *MemoryRetriever) searchGraph(ctx context.Context, g KnowledgeGraph, que
 	if nr, ok := g.(NeighborhoodReader); ok {
 		err = nr.ReadNeighborhood(ctx, read)
 	} else {
-		err = read(relatedNeighborhood{g, r.expansion.AsOf})
+		err = read(relatedNeighborhood{g, r.asOf()})
 	}
 	return hits, linked, err
 }
@@ -480,10 +542,10 @@ func (r *MemoryRetriever) collect(runs []sourceRun, res *RetrievalResult) *candi
 			for _, p := range run.pages {
 				switch {
 				case !validPageID(p.Page.ID):
-					res.warn(fmt.Errorf("store %q: dropped a page with the ID %s: %w", run.name, quote.Value(p.Page.ID), ErrInvalidArgument))
+					res.warn(fmt.Errorf("store %s: dropped a page with the ID %s: %w", quote.Value(run.name), quote.Value(p.Page.ID), ErrInvalidArgument))
 					continue
 				case math.IsNaN(p.Score) || math.IsInf(p.Score, 0):
-					res.warn(fmt.Errorf("store %q: dropped page %s with the score %v: %w", run.name, quote.Value(p.Page.ID), p.Score, ErrInvalidArgument))
+					res.warn(fmt.Errorf("store %s: dropped page %s with the score %v: %w", quote.Value(run.name), quote.Value(p.Page.ID), p.Score, ErrInvalidArgument))
 					continue
 				}
 				page := p.Page
@@ -601,7 +663,7 @@ func (r *MemoryRetriever) getPage(ctx context.Context, timeout time.Duration, ru
 			err = fmt.Errorf("returned a page with the ID %s: %w", quote.Value(page.ID), ErrInvalidArgument)
 		}
 		if err != nil {
-			return KnowledgePage{}, "", fmt.Errorf("store %q: page %s: %w", run.name, quote.Value(id), err)
+			return KnowledgePage{}, "", fmt.Errorf("store %s: page %s: %w", quote.Value(run.name), quote.Value(id), err)
 		}
 		if found {
 			return page, run.name, nil

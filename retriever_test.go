@@ -458,6 +458,7 @@ func TestRetrieveInvalidInput(t *testing.T) {
 		"no sources":           kgmem.NewMemoryRetriever(nil, kgmem.RetrieverConfig{}),
 		"bad expansion": kgmem.NewMemoryRetriever(s, kgmem.RetrieverConfig{},
 			kgmem.WithKnowledgeGraph(g), kgmem.WithExpansion(kgmem.TraverseOptions{Depth: -1})),
+		"nil option": kgmem.NewMemoryRetriever(s, kgmem.RetrieverConfig{}, kgmem.WithKnowledgeGraph(g), nil),
 	} {
 		_, err := r.Retrieve(ctx, "张三")
 		require.ErrorIs(t, err, kgmem.ErrInvalidArgument, name)
@@ -475,8 +476,16 @@ func TestRetrieveExpansionOptions(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"entity:p:zs", "entity:prj:a"}, ids(res.Items))
 
+	// Depth 0 is one hop, as in GetRelated, and the zero Direction is
+	// Outgoing: 张三 works on the project, so it is still reached.
 	r = kgmem.NewMemoryRetriever(s, kgmem.RetrieverConfig{}, kgmem.WithKnowledgeGraph(g),
-		kgmem.WithStrategy(kgmem.GraphOnly), kgmem.WithExpansion(kgmem.TraverseOptions{Depth: 0}))
+		kgmem.WithStrategy(kgmem.GraphOnly), kgmem.WithExpansion(kgmem.TraverseOptions{}))
+	res, err = r.Retrieve(context.Background(), "张三")
+	require.NoError(t, err)
+	require.Equal(t, []string{"entity:p:zs", "entity:prj:a"}, ids(res.Items))
+
+	r = kgmem.NewMemoryRetriever(s, kgmem.RetrieverConfig{NoExpansion: true}, kgmem.WithKnowledgeGraph(g),
+		kgmem.WithStrategy(kgmem.GraphOnly))
 	res, err = r.Retrieve(context.Background(), "张三 and Alice")
 	require.NoError(t, err)
 	require.Equal(t, []string{"entity:p:alice", "entity:p:zs"}, ids(res.Items))

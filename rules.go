@@ -6,12 +6,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/kgmem/kgmem/internal/quote"
+	"github.com/kgmem/kgmem/internal/textrule"
 )
 
-// The rules below are the ones InMemoryGraph applies to text, exported so
-// that a KnowledgeGraph on other storage applies exactly the same ones: the
-// same validation and errors, tag normalisation, folding for keyword search,
-// and match keys for entity linking. Package pgraph uses them.
+// The validation rules below are the ones InMemoryGraph applies, exported
+// so that a KnowledgeGraph on other storage accepts and rejects exactly the
+// same values with the same errors. Package pgraph uses them, and the text
+// rules (folding, match keys, tags), which it reaches through
+// internal/textrule.
 
 // ValidateEntity returns the error AddEntity returns for an entity whose
 // content breaks a rule (an empty or whitespace-only ID, a string that is
@@ -41,8 +43,8 @@ func ValidateRelationKey(sourceID, targetID, relationType string) error {
 // ValidateName returns the error FindByName returns for a name it cannot
 // look up (an empty or whitespace-only name, or one that is not valid
 // UTF-8), wrapping ErrInvalidArgument, or nil. A backend that implements
-// NameFinder applies it, then looks up LinkKey(name) among the LinkKeys
-// of every name and alias.
+// NameFinder applies it, then looks up the name's match key among those
+// of every name and alias, as InMemoryGraph.FindByName does.
 func ValidateName(name string) error {
 	switch {
 	case name == "":
@@ -55,60 +57,28 @@ func ValidateName(name string) error {
 	return nil
 }
 
-// NormalizeTags applies the tag rule of SetEntityTags and AddEntity: tags
-// trimmed, lower-cased, de-duplicated keeping the first occurrence, empty
-// ones dropped, then cut to max. A tag, kept or not, that is not valid
-// UTF-8 or is longer than MaxTagBytes once normalised returns
-// ErrInvalidArgument. The result never aliases tags. Cost: linear in the
-// total length of tags.
-func NormalizeTags(tags []string, max int) ([]string, error) {
-	return normalizeTags(tags, max)
+func init() {
+	textrule.Fold = foldString
+	textrule.LinkKey = func(name string) (string, bool) {
+		key, _, ok := linkKey(name)
+		return key, ok
+	}
+	textrule.LinkKeys = linkKeys
+	textrule.LinkSpanKeys = linkSpanKeys
+	textrule.NormalizeTags = normalizeTags
+	textrule.FoldKeywords = foldKeywords
+	textrule.CountKeywords = func(folded []string, id, name string, aliases, tags []string) int {
+		var buf []string
+		return keywordMatches(folded, &buf, id, name, aliases, tags)
+	}
 }
 
-// Fold returns the form kgmem compares text in for keyword search and
-// entity linking: every rune case-folded (K, k and the Kelvin sign alike)
-// and full-width ASCII forms narrowed (ＡＰＩ is api). Two strings that
-// differ only in case or width fold to the same string.
-func Fold(s string) string { return foldString(s) }
-
-// Keywords is a set of keywords prepared as FindByKeywords prepares them:
-// trimmed, folded, empty ones and duplicates dropped, in first-seen order.
-type Keywords struct{ folded []string }
-
-// PrepareKeywords prepares keywords for matching. A keyword that is not
-// valid UTF-8 returns ErrInvalidArgument.
-func PrepareKeywords(keywords []string) (Keywords, error) {
-	folded, err := foldKeywords(keywords)
-	return Keywords{folded}, err
-}
-
-// Folded returns the prepared keywords; none means FindByKeywords finds
-// nothing.
-func (k Keywords) Folded() []string { return slices.Clone(k.folded) }
-
-// Count returns how many of the keywords occur, as substrings after
-// folding, in e's ID, name, an alias or a tag: FindByKeywords returns the
-// entities with a count above zero, more first, then by ID.
-func (k Keywords) Count(e Entity) int {
-	var buf []string
-	return keywordMatches(k.folded, &buf, e.ID, e.Name, e.Aliases, e.Tags)
-}
-
-// LinkKey returns the main match key under which entity linking finds a
-// name or alias (see LinkKeys for all of them), and false when linking
-// cannot find it (no letters, digits or CJK characters, or more than 64
-// words and CJK characters).
-func LinkKey(name string) (string, bool) {
-	key, _, ok := linkKey(name)
-	return key, ok
-}
-
-// LinkKeys returns the match keys under which entity linking finds a name
-// or alias, sorted: LinkKey's, and, for a name whose words are joined by a
+// linkKeys returns the match keys under which entity linking finds a name
+// or alias, sorted: linkKey's, and, for a name whose words are joined by a
 // single hyphen, apostrophe, dot or middle dot ("Spider-Man", "Ocean's
 // Eleven"), the key with those words run together ("spiderman", "oceans
 // eleven"). None when linking cannot find the name.
-func LinkKeys(name string) []string {
+func linkKeys(name string) []string {
 	var keys []string
 	if k, _, ok := linkKey(name); ok {
 		keys = append(keys, k)
@@ -120,12 +90,12 @@ func LinkKeys(name string) []string {
 	return keys
 }
 
-// LinkSpanKeys returns, sorted and without duplicates, the match keys of
+// linkSpanKeys returns, sorted and without duplicates, the match keys of
 // every run of words and CJK characters in text that linking could match:
 // an entity can be linked from text only if the key of its name or of an
-// alias is among them. A backend stores LinkKey of each name and alias and
-// looks these up to find the candidates for LinkWithKeywords.
-func LinkSpanKeys(text string) []string {
+// alias is among them. A backend stores the linkKeys of each name and
+// alias and looks these up to find the candidates for LinkWithKeywords.
+func linkSpanKeys(text string) []string {
 	units := splitUnits(text)
 	var keys []string
 	var key []byte

@@ -9,11 +9,13 @@ import (
 	"testing"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/textrule"
 	"github.com/stretchr/testify/require"
 )
 
-// TestRulesMatchInMemoryGraph checks that the exported rules give exactly
-// the answers InMemoryGraph gives, so a backend built on them agrees.
+// TestRulesMatchInMemoryGraph checks that the exported validation rules
+// and the text rules of internal/textrule give exactly the answers
+// InMemoryGraph gives, so a backend built on them agrees.
 func TestRulesMatchInMemoryGraph(t *testing.T) {
 	ctx := context.Background()
 	g := kgmem.NewInMemoryGraph()
@@ -59,13 +61,13 @@ func TestRulesMatchInMemoryGraph(t *testing.T) {
 	require.Equal(t, g.RemoveRelation(ctx, "a", "", "t"), kgmem.ValidateRelationKey("a", "", "t"))
 	require.NoError(t, kgmem.ValidateRelationKey("a", "b", "t"))
 
-	tags, err := kgmem.NormalizeTags([]string{" Go ", "go", "", "Rust", "c"}, 2)
+	tags, err := textrule.NormalizeTags([]string{" Go ", "go", "", "Rust", "c"}, 2)
 	require.NoError(t, err)
 	require.Equal(t, []string{"go", "rust"}, tags)
-	_, err = kgmem.NormalizeTags([]string{"\xff"}, 2)
+	_, err = textrule.NormalizeTags([]string{"\xff"}, 2)
 	require.ErrorIs(t, err, kgmem.ErrInvalidArgument)
 
-	require.Equal(t, "api gateway σ", kgmem.Fold("ＡＰＩ Gateway ς"))
+	require.Equal(t, "api gateway σ", textrule.Fold("ＡＰＩ Gateway ς"))
 
 	// Keywords: the count FindByKeywords orders by, on random entities.
 	rng := rand.New(rand.NewPCG(8, 8))
@@ -80,11 +82,11 @@ func TestRulesMatchInMemoryGraph(t *testing.T) {
 	}
 	for range 50 {
 		keywords := []string{pick(), " " + words[rng.IntN(len(words))], ""}
-		kw, err := kgmem.PrepareKeywords(keywords)
+		folded, err := textrule.FoldKeywords(keywords)
 		require.NoError(t, err)
 		var want []string
 		for _, e := range es {
-			if kw.Count(e) > 0 {
+			if textrule.CountKeywords(folded, e.ID, e.Name, e.Aliases, e.Tags) > 0 {
 				want = append(want, e.ID)
 			}
 		}
@@ -104,14 +106,14 @@ func TestRulesMatchInMemoryGraph(t *testing.T) {
 	// text's span keys.
 	linked := 0
 	for _, text := range []string{"GoGraph and 图谱api", "ＡＰＩx go", "xx", "？"} {
-		spans := kgmem.LinkSpanKeys(text)
+		spans := textrule.LinkSpanKeys(text)
 		ms, err := g.LinkEntities(ctx, text)
 		require.NoError(t, err)
 		linked += len(ms)
 		for _, m := range ms {
 			var keys []string
 			for _, n := range append([]string{m.Entity.Name}, m.Entity.Aliases...) {
-				if k, ok := kgmem.LinkKey(n); ok {
+				if k, ok := textrule.LinkKey(n); ok {
 					keys = append(keys, k)
 				}
 			}
@@ -120,6 +122,6 @@ func TestRulesMatchInMemoryGraph(t *testing.T) {
 		}
 	}
 	require.Positive(t, linked, "the texts link nothing: the check checks nothing")
-	_, ok := kgmem.LinkKey("？！")
+	_, ok := textrule.LinkKey("？！")
 	require.False(t, ok)
 }

@@ -75,52 +75,74 @@ const (
 
 // StoreOption configures NewInMemoryKnowledgeStore. Every StoreOption is
 // also a DurableOption, configuring the store that OpenStore or OpenMemory
-// opens.
-type StoreOption func(*storeConfig)
+// opens. An invalid value makes OpenStore and OpenMemory fail, and every
+// call of a store NewInMemoryKnowledgeStore made with it return the error
+// (see NewInMemoryKnowledgeStore); both wrap ErrInvalidArgument.
+type StoreOption interface {
+	DurableOption
+	applyStore(*storeConfig)
+}
 
-func (f StoreOption) applyDurable(c *durableConfig) { c.store = append(c.store, f) }
+type storeOptionFunc func(*storeConfig)
+
+func (f storeOptionFunc) applyStore(c *storeConfig) { f(c) }
+
+func (f storeOptionFunc) applyDurable(c *durableConfig) { c.store = append(c.store, f) }
 
 // storeConfig holds the ranking parameters; newStoreConfig sets every
 // default.
 type storeConfig struct {
 	k1, b, titleBoost float64
+	err               error // the first invalid option
+}
+
+func (c *storeConfig) fail(format string, args ...any) {
+	if c.err == nil {
+		c.err = fmt.Errorf("kgmem: store option: "+format+": %w", append(args, ErrInvalidArgument)...)
+	}
 }
 
 func newStoreConfig(opts []StoreOption) storeConfig {
 	c := storeConfig{k1: DefaultBM25K1, b: DefaultBM25B, titleBoost: DefaultTitleBoost}
-	for _, o := range opts {
-		if o != nil {
-			o(&c)
+	for i, o := range opts {
+		if o == nil {
+			c.fail("option %d is nil", i)
+			continue
 		}
+		o.applyStore(&c)
 	}
 	return c
 }
 
 // WithBM25 sets the BM25 parameters: k1 in [0,100] (default
-// DefaultBM25K1 = 1.2) and b in [0,1] (default DefaultBM25B = 0.75). A value
-// outside its range, NaN included, is ignored and that parameter keeps its
-// default; the other one still applies.
+// DefaultBM25K1 = 1.2) and b in [0,1] (default DefaultBM25B = 0.75). A
+// value outside its range, NaN included, is invalid.
 func WithBM25(k1, b float64) StoreOption {
-	return func(c *storeConfig) {
-		if k1 >= 0 && k1 <= maxBM25K1 { // false for NaN
-			c.k1 = k1
+	return storeOptionFunc(func(c *storeConfig) {
+		if !(k1 >= 0 && k1 <= maxBM25K1) { // true for NaN
+			c.fail("WithBM25: k1 %v outside [0,%v]", k1, maxBM25K1)
+			return
 		}
-		if b >= 0 && b <= 1 {
-			c.b = b
+		if !(b >= 0 && b <= 1) {
+			c.fail("WithBM25: b %v outside [0,1]", b)
+			return
 		}
-	}
+		c.k1, c.b = k1, b
+	})
 }
 
 // WithTitleBoost sets how many times a term in a page's title counts
 // compared with the same term in its content, in [0,100] (default
-// DefaultTitleBoost = 2). 0 leaves titles out of the index. A value outside
-// the range, NaN included, is ignored and the default stays.
+// DefaultTitleBoost = 2). 0 leaves titles out of the index. A value
+// outside the range, NaN included, is invalid.
 func WithTitleBoost(x float64) StoreOption {
-	return func(c *storeConfig) {
-		if x >= 0 && x <= maxTitleBoost {
-			c.titleBoost = x
+	return storeOptionFunc(func(c *storeConfig) {
+		if !(x >= 0 && x <= maxTitleBoost) {
+			c.fail("WithTitleBoost: boost %v outside [0,%v]", x, maxTitleBoost)
+			return
 		}
-	}
+		c.titleBoost = x
+	})
 }
 
 // InMemoryKnowledgeStore is a [KnowledgeStore] that keeps pages in memory
@@ -158,6 +180,10 @@ type InMemoryKnowledgeStore struct {
 	// an explicit 0 (WithTitleBoost(0)) is held as NaN, a value no option
 	// accepts.
 	k1, b, titleBoost float64
+
+	// err is the first invalid option NewInMemoryKnowledgeStore was given;
+	// every call then returns it. Read-only.
+	err error
 
 	// mu guards pages, postings, numbered, free, titleTerms and
 	// contentTerms. pages and postings are nil until the first Put of a
@@ -241,9 +267,15 @@ type posting struct {
 // NewInMemoryKnowledgeStore returns an empty store ranked with the given
 // options; without options it uses k1 = 1.2, b = 0.75 and title boost 2,
 // as the zero value does.
+//
+// NewInMemoryKnowledgeStore cannot return an error, so an invalid option
+// (a nil one included) is kept instead: every call of the store returns
+// it, wrapping ErrInvalidArgument, and Len reports 0. OpenStore and
+// OpenMemory return the same error at once.
 func NewInMemoryKnowledgeStore(opts ...StoreOption) *InMemoryKnowledgeStore {
 	c := newStoreConfig(opts)
 	return &InMemoryKnowledgeStore{
+		err:        c.err,
 		k1:         heldParam(c.k1),
 		b:          heldParam(c.b),
 		titleBoost: heldParam(c.titleBoost),
@@ -322,6 +354,9 @@ var pageRecordNames = jsonNames(reflect.TypeFor[pageMutation]())
 
 // apply performs m: check outside the lock, then commit under it.
 func (s *InMemoryKnowledgeStore) apply(ctx context.Context, m *pageMutation) error {
+	if s.err != nil {
+		return s.err
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -570,6 +605,9 @@ func checkPageID(id string) error {
 // is none (that is not an error), as for an ID Put would reject. A
 // cancelled ctx returns ctx.Err().
 func (s *InMemoryKnowledgeStore) Get(ctx context.Context, id string) (p KnowledgePage, ok bool, err error) {
+	if s.err != nil {
+		return KnowledgePage{}, false, s.err
+	}
 	if err := ctx.Err(); err != nil {
 		return KnowledgePage{}, false, err
 	}
@@ -602,6 +640,9 @@ func (s *InMemoryKnowledgeStore) Delete(ctx context.Context, id string) error {
 // written as its snapshot before ReadFrom returns; on the store of a
 // Memory it returns an error wrapping ErrInvalidArgument.
 func (s *InMemoryKnowledgeStore) ReadFrom(r io.Reader) (int64, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
 	fresh := s.newEmpty()
 	_, n, err := readPages(r, fresh)
 	if err != nil {
@@ -688,6 +729,9 @@ func (a hit) better(b hit) bool {
 // entries it returns are immutable, so the caller may read them without the
 // lock.
 func (s *InMemoryKnowledgeStore) search(ctx context.Context, query string, limit int) ([]hit, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

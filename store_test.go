@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -159,13 +160,8 @@ func TestBM25Options(t *testing.T) {
 	}{
 		{"defaults", nil, 1.2, 0.75, 2},
 		{"valid", []StoreOption{WithBM25(1.5, 0.5), WithTitleBoost(3)}, 1.5, 0.5, 3},
-		{"nil option", []StoreOption{nil}, 1.2, 0.75, 2},
-		{"nan", []StoreOption{WithBM25(math.NaN(), math.NaN()), WithTitleBoost(math.NaN())}, 1.2, 0.75, 2},
-		{"inf", []StoreOption{WithBM25(math.Inf(1), math.Inf(-1)), WithTitleBoost(math.Inf(1))}, 1.2, 0.75, 2},
-		{"negative", []StoreOption{WithBM25(-1, -0.1), WithTitleBoost(-1)}, 1.2, 0.75, 2},
-		{"too large", []StoreOption{WithBM25(101, 1.01), WithTitleBoost(101)}, 1.2, 0.75, 2},
-		{"one bad one good", []StoreOption{WithBM25(-1, 1)}, 1.2, 1, 2},
 		{"bounds", []StoreOption{WithBM25(100, 0), WithTitleBoost(100)}, 100, 0, 100},
+		{"last wins", []StoreOption{WithBM25(2, 0.1), WithBM25(1.5, 0.5)}, 1.5, 0.5, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := NewInMemoryKnowledgeStore(tc.opts...)
@@ -173,6 +169,50 @@ func TestBM25Options(t *testing.T) {
 			assert.Equal(t, tc.k1, k1)
 			assert.Equal(t, tc.b, b)
 			assert.Equal(t, tc.boost, boost)
+		})
+	}
+}
+
+// TestStoreInvalidOptions pins the policy for a bad option: never ignored,
+// never a panic; NewInMemoryKnowledgeStore keeps the error and every call
+// returns it, and OpenStore refuses at once.
+func TestStoreInvalidOptions(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		opts []StoreOption
+		msg  string
+	}{
+		{"nil option", []StoreOption{nil}, "kgmem: store option: option 0 is nil: invalid argument"},
+		{"nan k1", []StoreOption{WithBM25(math.NaN(), 0.5)}, "kgmem: store option: WithBM25: k1 NaN outside [0,100]: invalid argument"},
+		{"inf b", []StoreOption{WithBM25(1, math.Inf(-1))}, "kgmem: store option: WithBM25: b -Inf outside [0,1]: invalid argument"},
+		{"negative boost", []StoreOption{WithTitleBoost(-1)}, "kgmem: store option: WithTitleBoost: boost -1 outside [0,100]: invalid argument"},
+		{"too large", []StoreOption{WithBM25(101, 0.5)}, "kgmem: store option: WithBM25: k1 101 outside [0,100]: invalid argument"},
+		{"first error kept", []StoreOption{WithTitleBoost(101), WithBM25(1, 2)}, "kgmem: store option: WithTitleBoost: boost 101 outside [0,100]: invalid argument"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := NewInMemoryKnowledgeStore(tc.opts...)
+			errs := map[string]error{}
+			errs["put"] = s.Put(ctx, KnowledgePage{ID: "a", Content: "alpha"})
+			errs["delete"] = s.Delete(ctx, "a")
+			_, _, errs["get"] = s.Get(ctx, "a")
+			_, errs["search"] = s.Search(ctx, "alpha", 3)
+			_, errs["write"] = s.WriteTo(io.Discard)
+			_, errs["read"] = s.ReadFrom(strings.NewReader(""))
+			for call, err := range errs {
+				require.ErrorIs(t, err, ErrInvalidArgument, call)
+				require.EqualError(t, err, tc.msg, call)
+			}
+			assert.Zero(t, s.Len())
+
+			opts := make([]DurableOption, len(tc.opts))
+			for i, o := range tc.opts {
+				if o != nil {
+					opts[i] = o
+				}
+			}
+			_, err := OpenStore(t.TempDir(), opts...)
+			require.ErrorIs(t, err, ErrInvalidArgument)
 		})
 	}
 }

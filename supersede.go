@@ -6,20 +6,27 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"github.com/kgmem/kgmem/internal/quote"
 )
 
 // WithSingleValuedTypes declares, for one Ingest call, relation types of
 // which an entity holds one current value (lives_in, works_at, 职位),
 // besides those the graph declares (see WithSingleValued and
 // SingleValuedDeclarer). Types are compared after Ingest's normalisation
-// ("Lives In" is lives_in). See Supersession under Ingest.
+// ("Lives In" is lives_in). See Supersession under Ingest. A type that is
+// blank or not valid UTF-8 makes Ingest return ErrInvalidArgument.
 func WithSingleValuedTypes(types ...string) IngestOption {
 	types = slices.Clone(types)
 	return ingestOptionFunc(func(c *ingestConfig) {
 		for _, t := range types {
-			if k := typeKey(t); k != "" {
-				c.singleValued = append(c.singleValued, k)
+			k := typeKey(t)
+			if k == "" || !utf8.ValidString(t) {
+				c.fail("ingest: WithSingleValuedTypes: relation type %s is empty, only white space or not valid UTF-8", quote.Value(t))
+				return
 			}
+			c.singleValued = append(c.singleValued, k)
 		}
 	})
 }

@@ -297,3 +297,20 @@ func TestParseExtractionDates(t *testing.T) {
 		require.Contains(t, pe.Reason, c.msg)
 	}
 }
+
+// TestValidTimeOptionErrors: a bad option value is an error, never
+// ignored.
+func TestValidTimeOptionErrors(t *testing.T) {
+	ctx := context.Background()
+	g := NewInMemoryGraph(WithSingleValued("lives_in", " "))
+	err := g.AddEntity(ctx, Entity{ID: "a"})
+	require.ErrorIs(t, err, ErrInvalidArgument)
+	require.Contains(t, err.Error(), "WithSingleValued")
+	_, err = Ingest(ctx, NewInMemoryGraph(), aliceIn(livesIn("Berlin", "", "")), WithSingleValuedTypes(""))
+	require.ErrorIs(t, err, ErrInvalidArgument)
+	require.Contains(t, err.Error(), "WithSingleValuedTypes")
+	r := NewMemoryRetriever(nil, RetrieverConfig{}, WithKnowledgeGraph(NewInMemoryGraph()), WithAsOf(At(day(10000, 1, 1))))
+	_, err = r.Retrieve(ctx, "where does Alice live?")
+	require.ErrorIs(t, err, ErrInvalidArgument)
+	require.Equal(t, []string{"lives_in", "works_at"}, NewInMemoryGraph(WithSingleValued("works_at", "lives_in", "works_at")).SingleValuedTypes())
+}

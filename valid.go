@@ -229,14 +229,18 @@ func WithClock(now func() time.Time) Option {
 // relations as given; Ingest reads the declaration (see
 // SingleValuedTypes) and, when it writes a new value of such a type for
 // a source, ends the current one instead of keeping two truths. Types
-// are compared exactly; blank ones are ignored.
+// are compared exactly. A type that is empty, only white space, not valid
+// UTF-8 or longer than MaxTypeBytes is an invalid option (see
+// NewInMemoryGraph).
 func WithSingleValued(types ...string) Option {
 	types = slices.Clone(types)
 	return optionFunc(func(c *graphConfig) {
 		for _, t := range types {
-			if !blank(t) && t != "" {
-				c.singleValued = append(c.singleValued, t)
+			if err := checkType("relation type", t); err != nil {
+				c.fail("WithSingleValued: %s", errorText(err))
+				return
 			}
+			c.singleValued = append(c.singleValued, t)
 		}
 	})
 }

@@ -127,7 +127,7 @@ func TestEndedRelationNotTraversed(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"Lisbon", "Alice"}, itemNames(out.Items))
 	past := NewMemoryRetriever(nil, RetrieverConfig{}, WithKnowledgeGraph(g), WithStrategy(GraphOnly),
-		WithExpansion(TraverseOptions{Depth: DefaultExpansion.Depth, Direction: DefaultExpansion.Direction, AsOf: At(day(2023, 6, 1))}))
+		WithAsOf(At(day(2023, 6, 1))))
 	out, err = past.Retrieve(ctx, "where did Alice live?")
 	require.NoError(t, err)
 	names := itemNames(out.Items)

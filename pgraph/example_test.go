@@ -16,17 +16,18 @@ import (
 // compiled but not run by go test.
 func Example() {
 	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, os.Getenv("KGMEM_PG_DSN"))
+	pool, err := pgxpool.New(ctx, os.Getenv("KGMEM_PG_DSN")) // postgres://user@host:5432/db
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer pool.Close()
 
-	g, err := pgraph.New(ctx, pool, pgraph.WithNamespace("example"))
+	g, err := pgraph.New(ctx, pool, pgraph.WithNamespace("team-alpha"))
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := g.Migrate(ctx); err != nil {
+	err = g.Migrate(ctx) // idempotent, versioned, safe from every process at start-up
+	if err != nil {
 		log.Fatal(err)
 	}
 	for _, e := range []kgmem.Entity{
@@ -50,4 +51,14 @@ func Example() {
 	for _, r := range related {
 		fmt.Printf("%s %.2f %v\n", r.Entity.Name, r.Score, r.Path)
 	}
+
+	// The retriever's graph channel reads a pgraph.Graph as it reads an
+	// in-memory one.
+	store := kgmem.NewInMemoryKnowledgeStore()
+	r := kgmem.NewMemoryRetriever(store, kgmem.RetrieverConfig{}, kgmem.WithKnowledgeGraph(g))
+	res, err := r.Retrieve(ctx, "who works on Project Apollo?")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Items[0].Explain())
 }

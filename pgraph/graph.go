@@ -17,6 +17,7 @@ import (
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/kgmem/kgmem/internal/quote"
+	"github.com/kgmem/kgmem/internal/textrule"
 )
 
 // DefaultNamespace is the namespace of a Graph made without WithNamespace.
@@ -58,16 +59,16 @@ func WithNamespace(ns string) Option {
 
 // WithTagConstraints sets the limits tags are normalised with, as
 // kgmem.WithTagConstraints does for the in-memory graph. A MaxTagsPerEntity
-// of 0 or less means kgmem.DefaultMaxTagsPerEntity. Every process writing a
-// namespace should use the same constraints.
+// of 0 means kgmem.DefaultMaxTagsPerEntity; a negative one makes New fail.
+// Every process writing a namespace should use the same constraints.
 func WithTagConstraints(tc kgmem.TagConstraints) Option {
 	return optionFunc(func(c *config) { c.tags = tc })
 }
 
 // WithPathBudget sets the work one FindPaths call may do — relations
 // scanned, and so partial paths built, and pairs of them joined — as
-// kgmem.WithPathBudget does for the in-memory graph. n <= 0 means
-// kgmem.DefaultPathBudget.
+// kgmem.WithPathBudget does for the in-memory graph. 0 means
+// kgmem.DefaultPathBudget; a negative n makes New fail.
 func WithPathBudget(n int) Option {
 	return optionFunc(func(c *config) { c.pathBudget = n })
 }
@@ -110,10 +111,18 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Graph, error
 		return nil, fmt.Errorf("pgraph: nil pool: %w", kgmem.ErrInvalidArgument)
 	}
 	cfg := config{namespace: DefaultNamespace}
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			return nil, fmt.Errorf("pgraph: option %d is nil: %w", i, kgmem.ErrInvalidArgument)
+		}
 		o.apply(&cfg)
 	}
 	switch {
+	case cfg.tags.MaxTagsPerEntity < 0:
+		return nil, fmt.Errorf("pgraph: WithTagConstraints: negative MaxTagsPerEntity %d: %w",
+			cfg.tags.MaxTagsPerEntity, kgmem.ErrInvalidArgument)
+	case cfg.pathBudget < 0:
+		return nil, fmt.Errorf("pgraph: WithPathBudget: negative budget %d: %w", cfg.pathBudget, kgmem.ErrInvalidArgument)
 	case cfg.namespace == "" || !storable(cfg.namespace):
 		return nil, fmt.Errorf("pgraph: namespace %s is empty, not valid UTF-8 or holds a NUL byte: %w",
 			quote.Value(cfg.namespace), kgmem.ErrInvalidArgument)
@@ -121,10 +130,10 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Graph, error
 		return nil, fmt.Errorf("pgraph: namespace %s is longer than MaxNamespaceBytes (%d): %w",
 			quote.Value(cfg.namespace), MaxNamespaceBytes, kgmem.ErrInvalidArgument)
 	}
-	if cfg.tags.MaxTagsPerEntity <= 0 {
+	if cfg.tags.MaxTagsPerEntity == 0 {
 		cfg.tags.MaxTagsPerEntity = kgmem.DefaultMaxTagsPerEntity
 	}
-	if cfg.pathBudget <= 0 {
+	if cfg.pathBudget == 0 {
 		cfg.pathBudget = kgmem.DefaultPathBudget
 	}
 	if cfg.clock == nil {
@@ -194,7 +203,7 @@ func (g *Graph) entityRow(e *kgmem.Entity) ([]any, error) {
 	if err := validateEntity(e); err != nil {
 		return nil, err
 	}
-	tags, _ := kgmem.NormalizeTags(e.Tags, g.tags.MaxTagsPerEntity) // validated above
+	tags, _ := textrule.NormalizeTags(e.Tags, g.tags.MaxTagsPerEntity) // validated above
 	props, err := encodeProperties(e.Properties)
 	if err != nil {
 		return nil, fmt.Errorf("pgraph: entity %s: %w", quote.Value(e.ID), err)
@@ -430,8 +439,7 @@ func (g *Graph) FindByKeywords(ctx context.Context, keywords []string) ([]kgmem.
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	kw, err := kgmem.PrepareKeywords(keywords)
-	folded := kw.Folded()
+	folded, err := textrule.FoldKeywords(keywords)
 	if err != nil || len(folded) == 0 {
 		return nil, err
 	}
@@ -453,7 +461,7 @@ func (g *Graph) FindByKeywords(ctx context.Context, keywords []string) ([]kgmem.
 	}
 	var hits []hit
 	for _, e := range candidates {
-		if c := kw.Count(e); c > 0 {
+		if c := textrule.CountKeywords(folded, e.ID, e.Name, e.Aliases, e.Tags); c > 0 {
 			hits = append(hits, hit{e, c})
 		}
 	}
@@ -506,7 +514,7 @@ func (g *Graph) LinkEntities(ctx context.Context, text string) ([]kgmem.EntityMe
 	if !utf8.ValidString(text) {
 		return nil, fmt.Errorf("pgraph: link entities: text %s is not valid UTF-8: %w", quote.Value(text), kgmem.ErrInvalidArgument)
 	}
-	spans := kgmem.LinkSpanKeys(text)
+	spans := textrule.LinkSpanKeys(text)
 	if len(spans) == 0 {
 		return []kgmem.EntityMention{}, nil // as kgmem's in-memory graph answers
 	}
@@ -528,7 +536,7 @@ const linkQuery = "SELECT " + entityColumns + " FROM " + entitiesTable + " WHERE
 // has the same match key as name, once each, ordered by ID in byte order,
 // exactly as kgmem.InMemoryGraph.FindByName does: "project apollo" finds
 // the entity named "Project Apollo", "spiderman" the one named
-// "Spider-Man". A name without a match key (kgmem.LinkKey) finds nothing;
+// "Spider-Man". A name without a match key (kgmem's linking rule) finds nothing;
 // an empty, whitespace-only or invalid name returns an error wrapping
 // kgmem.ErrInvalidArgument (kgmem.ValidateName). One query, answered from
 // the GIN index on link_keys.
@@ -539,7 +547,7 @@ func (g *Graph) FindByName(ctx context.Context, name string) ([]kgmem.Entity, er
 	if err := kgmem.ValidateName(name); err != nil {
 		return nil, err
 	}
-	key, ok := kgmem.LinkKey(name)
+	key, ok := textrule.LinkKey(name)
 	if !ok {
 		return nil, nil
 	}
@@ -615,7 +623,7 @@ func (g *Graph) SetEntityTags(ctx context.Context, id string, tags []string) (in
 	if err := validateID(id); err != nil {
 		return 0, err
 	}
-	norm, err := kgmem.NormalizeTags(tags, g.tags.MaxTagsPerEntity)
+	norm, err := textrule.NormalizeTags(tags, g.tags.MaxTagsPerEntity)
 	if err != nil {
 		return 0, errmsg.Wrap("pgraph: set tags of entity "+quote.Value(id), err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/textrule"
 )
 
 // planNode is the part of EXPLAIN (FORMAT JSON) the tests read.
@@ -98,7 +99,7 @@ func TestQueriesUseIndexes(t *testing.T) {
 	}
 
 	kwSQL, kwArgs := g.keywordQuery([]string{"project apollo", "阿波罗"})
-	linkKeys := kgmem.LinkSpanKeys("who works on project apollo?")
+	linkKeys := textrule.LinkSpanKeys("who works on project apollo?")
 	frontier := []string{"e00010", "e00020", "e00030"}
 	for _, c := range []struct {
 		name  string

@@ -349,3 +349,19 @@ func needDSN(t *testing.T) string {
 	needDB(t)
 	return testDSN
 }
+
+// TestInvalidOptions pins kgmem's policy for a bad option in New: an error
+// wrapping kgmem.ErrInvalidArgument, never a panic, never the default.
+func TestInvalidOptions(t *testing.T) {
+	pool := needDB(t)
+	for name, opt := range map[string]Option{
+		"nil":             nil,
+		"negative budget": WithPathBudget(-1),
+		"negative tags":   WithTagConstraints(kgmem.TagConstraints{MaxTagsPerEntity: -1}),
+	} {
+		_, err := New(t.Context(), pool, WithNamespace("options"), opt)
+		if !errors.Is(err, kgmem.ErrInvalidArgument) {
+			t.Errorf("%s: New returned %v, want an error wrapping ErrInvalidArgument", name, err)
+		}
+	}
+}

@@ -8,11 +8,12 @@ import (
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/internal/quote"
+	"github.com/kgmem/kgmem/internal/textrule"
 )
 
-// This file applies kgmem's exported rules for validating, normalising and
-// folding text (kgmem.ValidateEntity, kgmem.NormalizeTags, kgmem.Fold,
-// kgmem.LinkKey and the rest), adds what PostgreSQL needs on top (no NUL
+// This file applies kgmem's rules for validating, normalising and folding
+// text (kgmem.ValidateEntity and the rest, and the text rules of
+// internal/textrule: Fold, NormalizeTags, the link keys), adds what PostgreSQL needs on top (no NUL
 // byte in stored text), and computes the derived columns that let
 // PostgreSQL narrow keyword searches and entity linking with an index.
 
@@ -144,7 +145,7 @@ const maxGram = 3
 func appendGrams(set map[string]struct{}, texts ...string) {
 	var runes []rune
 	for _, t := range texts {
-		runes = append(runes[:0], []rune(kgmem.Fold(t))...)
+		runes = append(runes[:0], []rune(textrule.Fold(t))...)
 		for i := range runes {
 			for n := 1; n <= maxGram && i+n <= len(runes); n++ {
 				set[string(runes[i:i+n])] = struct{}{}
@@ -199,9 +200,9 @@ func sortedKeys(set map[string]struct{}) []string {
 // Link keys.
 //
 // kgmem links an entity when a run of the text's words and CJK characters
-// spells a match key (kgmem.LinkKeys) of its name or an alias. Each entity
+// spells a match key (textrule.LinkKeys) of its name or an alias. Each entity
 // stores those keys in a GIN-indexed array; LinkEntities looks up every key
-// the text contains (kgmem.LinkSpanKeys) to find the entities kgmem's
+// the text contains (textrule.LinkSpanKeys) to find the entities kgmem's
 // matching can link, and kgmem.LinkWithKeywords then applies its matching
 // rules to them.
 
@@ -210,7 +211,7 @@ func sortedKeys(set map[string]struct{}) []string {
 func entityLinkKeys(name string, aliases []string) []string {
 	keys := make([]string, 0, 1+len(aliases)) // never nil: the column is NOT NULL
 	for _, n := range append([]string{name}, aliases...) {
-		keys = append(keys, kgmem.LinkKeys(n)...)
+		keys = append(keys, textrule.LinkKeys(n)...)
 	}
 	slices.Sort(keys)
 	return slices.Compact(keys)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/textrule"
 )
 
 // These tests need no database: they check that the derived columns never
@@ -53,7 +54,7 @@ func TestLinkCandidatesComplete(t *testing.T) {
 		}
 		for range 10 {
 			text := randomText(rng, 1+rng.IntN(12))
-			spans := kgmem.LinkSpanKeys(text)
+			spans := textrule.LinkSpanKeys(text)
 			ms, err := g.LinkEntities(ctx, text)
 			if err != nil {
 				t.Fatal(err)
@@ -79,7 +80,7 @@ func TestKeywordGramsSuperset(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 8))
 	for range 5000 {
 		e := kgmem.Entity{ID: randomText(rng, 2), Name: randomText(rng, 3), Aliases: []string{randomText(rng, 2)}}
-		tags, _ := kgmem.NormalizeTags([]string{randomText(rng, 2), randomText(rng, 1)}, 8)
+		tags, _ := textrule.NormalizeTags([]string{randomText(rng, 2), randomText(rng, 1)}, 8)
 		e.Tags = tags
 		grams, tgrams := entityGrams(e.ID, e.Name, e.Aliases, e.Tags)
 		// Keywords cut from the entity's own texts, so that many match.
@@ -91,12 +92,11 @@ func TestKeywordGramsSuperset(t *testing.T) {
 		i := rng.IntN(len(src))
 		j := i + 1 + rng.IntN(min(6, len(src)-i))
 		kw := strings.TrimSpace(string(src[i:j]))
-		prepared, err := kgmem.PrepareKeywords([]string{kw})
-		folded := prepared.Folded()
+		folded, err := textrule.FoldKeywords([]string{kw})
 		if err != nil || len(folded) == 0 {
 			continue
 		}
-		if prepared.Count(e) == 0 {
+		if textrule.CountKeywords(folded, e.ID, e.Name, e.Aliases, e.Tags) == 0 {
 			continue
 		}
 		kg := keywordGrams(folded[0])

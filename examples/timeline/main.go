@@ -65,7 +65,7 @@ func main() {
 		at := asOf(q)
 		r := kgmem.NewMemoryRetriever(nil, kgmem.RetrieverConfig{MaxResults: 1},
 			kgmem.WithKnowledgeGraph(g), kgmem.WithStrategy(kgmem.GraphOnly),
-			kgmem.WithExpansion(kgmem.TraverseOptions{Depth: kgmem.DefaultExpansion.Depth, Direction: kgmem.DefaultExpansion.Direction, AsOf: at}))
+			kgmem.WithAsOf(at))
 		res, err := r.Retrieve(ctx, q)
 		if err != nil {
 			log.Fatal(err)
