@@ -33,7 +33,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/kgmem/kgmem/internal/quote"
@@ -328,7 +327,7 @@ type HistoryOptions struct {
 // whitespace-only or invalid one and invalid options ErrInvalidArgument.
 func History(ctx context.Context, g KnowledgeGraph, id string, opts HistoryOptions) ([]Relation, error) {
 	if !opts.Direction.valid() {
-		return nil, fmt.Errorf("kgmem: history of entity %s: unknown direction %v: %w", strings.TrimSpace(id), opts.Direction, ErrInvalidArgument)
+		return nil, fmt.Errorf("kgmem: history of entity %s: unknown direction %v: %w", quote.Value(id), opts.Direction, ErrInvalidArgument)
 	}
 	var out []Relation
 	dirs := []Direction{opts.Direction}
