@@ -26,6 +26,16 @@
 // indexes unchanged, with one record per key; the history kgmem keeps is
 // the history of changes between different targets (Berlin, then
 // Lisbon), which is what single-valued supersession produces.
+//
+// Reads answer as of an instant ([AsOf] in TraverseOptions and PathOptions,
+// [WithAsOf] for the retriever): by default now, by the graph's clock
+// ([WithClock]), so an ended fact is never walked; [At] a past instant
+// answers what was true then, and [AllTime] walks everything. GetRelation
+// and Relations return stored records whatever their validity;
+// [InMemoryGraph.RelationsAsOf] filters, and [History] lists an entity's
+// facts oldest first. [Ingest] supersedes values of single-valued types
+// ([WithSingleValued], [WithSingleValuedTypes]) deterministically: a new
+// value ends the current one at its start, and nothing is deleted.
 package kgmem
 
 import (
