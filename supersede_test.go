@@ -314,3 +314,24 @@ func TestValidTimeOptionErrors(t *testing.T) {
 	require.ErrorIs(t, err, ErrInvalidArgument)
 	require.Equal(t, []string{"lives_in", "works_at"}, NewInMemoryGraph(WithSingleValued("works_at", "lives_in", "works_at")).SingleValuedTypes())
 }
+
+// TestSupersessionDurable: what supersession writes is journaled as
+// written, so a memory reopened later — with another clock and without the
+// declaration — holds the same timeline.
+func TestSupersessionDurable(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	m, err := OpenMemory(dir, WithClock(fixedClock(day(2026, 1, 10))), WithSingleValued("lives_in"))
+	require.NoError(t, err)
+	for i, x := range []Extraction{aliceIn(livesIn("Berlin", "2019", "")), aliceIn(livesIn("Lisbon", "", ""))} {
+		_, err := m.Ingest(ctx, KnowledgePage{ID: "p" + string(rune('0'+i)), Content: "Alice moved."}, x)
+		require.NoError(t, err)
+	}
+	want := timeline(t, m.Graph(), "lives_in")
+	require.Equal(t, []string{"berlin 2019 → 2026-01-10", "lisbon 2026-01-10 →"}, want)
+	require.NoError(t, m.Close())
+	m, err = OpenMemory(dir, WithClock(fixedClock(day(2030, 1, 1))))
+	require.NoError(t, err)
+	defer m.Close()
+	require.Equal(t, want, timeline(t, m.Graph(), "lives_in"))
+}
