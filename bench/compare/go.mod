@@ -3,7 +3,7 @@ module github.com/kgmem/kgmem/bench/compare
 go 1.26.0
 
 require (
-	github.com/kgmem/kgmem v0.0.0
+	github.com/kgmem/kgmem v0.1.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0
 )
@@ -19,5 +19,3 @@ require (
 	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
 )
-
-replace github.com/kgmem/kgmem => ../..

@@ -1,0 +1,128 @@
+// Command kgmem-mcp serves one durable kgmem memory to an AI assistant over
+// the Model Context Protocol.
+//
+// Usage:
+//
+//	kgmem-mcp -dir ~/.kgmem/assistant [-http 127.0.0.1:8931]
+//
+// It opens the memory in -dir (kgmem.OpenMemory: created when missing,
+// reloaded after a restart, locked against a second process) and serves it
+// over stdin and stdout until the client closes the connection, or, with
+// -http, over streamable HTTP on a loopback address until interrupted.
+//
+// The tools are remember (store a page and what was extracted from it),
+// recall (hybrid retrieval: the context block and the ranked items),
+// related (what an entity reaches), paths (how two entities are related),
+// forget (a page and what only it says, or an entity) and draw (a Mermaid
+// diagram of a subgraph). No tool takes a file path: everything a client
+// writes goes into the one memory directory given on the command line.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/kgmem/kgmem"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "kgmem-mcp:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	fs := flag.NewFlagSet("kgmem-mcp", flag.ContinueOnError)
+	dir := fs.String("dir", "", "the memory directory (required; created when missing)")
+	addr := fs.String("http", "", "serve streamable HTTP on this loopback address (such as 127.0.0.1:8931) instead of stdio")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *dir == "" || fs.NArg() > 0 {
+		fs.Usage()
+		return errors.New("-dir is required and no arguments are accepted")
+	}
+	if *addr != "" {
+		if err := checkLoopback(*addr); err != nil {
+			return err
+		}
+	}
+	mem, err := kgmem.OpenMemory(*dir)
+	if err != nil {
+		return err
+	}
+	defer mem.Close()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	srv := NewServer(mem)
+	if *addr == "" {
+		return srv.Run(ctx, &mcp.StdioTransport{})
+	}
+	ln, err := listenLoopback(*addr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "kgmem-mcp: serving streamable HTTP on http://%v\n", ln.Addr())
+	return serveHTTP(ctx, srv, ln)
+}
+
+// checkLoopback refuses an address whose host is not a loopback IP or
+// "localhost": the server has no authentication, so it must not be
+// reachable from other machines.
+func checkLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("-http %q: %v", addr, err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("-http %q: the host must be a loopback address (127.0.0.1, ::1 or localhost): the server has no authentication", addr)
+}
+
+// listenLoopback listens on addr, refusing an address that did not
+// resolve to a loopback one.
+func listenLoopback(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	if tcp, ok := ln.Addr().(*net.TCPAddr); !ok || !tcp.IP.IsLoopback() {
+		ln.Close()
+		return nil, fmt.Errorf("-http %q resolved to %v, which is not a loopback address", addr, ln.Addr())
+	}
+	return ln, nil
+}
+
+// serveHTTP serves srv over streamable HTTP on ln until ctx is done, then
+// shuts down, giving open requests 5 seconds.
+func serveHTTP(ctx context.Context, srv *mcp.Server, ln net.Listener) error {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		err := hs.Shutdown(sctx)
+		<-errc // http.ErrServerClosed
+		return err
+	}
+}

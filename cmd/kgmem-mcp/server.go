@@ -1,0 +1,550 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/kgmem/kgmem"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Version is the server version reported to clients.
+const Version = "0.1.0"
+
+// Limits on tool arguments, so that no call costs unbounded time or
+// output.
+const (
+	maxResults = 100  // recall's max_results
+	maxDepth   = 5    // related's and draw's depth
+	maxHops    = 8    // paths' max_hops
+	maxPaths   = 20   // paths' max_paths
+	maxLimit   = 1000 // related's limit
+)
+
+// NewServer returns an MCP server whose tools read and write mem. The
+// caller keeps mem open while the server runs and closes it afterwards.
+func NewServer(mem *kgmem.Memory) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "kgmem", Title: "kgmem memory", Version: Version}, &mcp.ServerOptions{
+		Instructions: "A long-term memory: a knowledge graph of entities and relations, and the knowledge pages they come from. " +
+			"Store what you learn with remember (a page and the entities and relations you extracted from it), " +
+			"ask it with recall, explore with related and paths, draw a subgraph with draw, and remove pages or entities with forget.",
+	})
+	t := tools{mem: mem}
+	mcp.AddTool(s, &mcp.Tool{Name: "remember", Description: "Store a knowledge page (page_id and content) and/or entities and relations extracted from it " +
+		`(extraction: {"entities": [{"name", "type", "description", "aliases"}], "relations": [{"source", "type", "target", "weight"}]}). ` +
+		"Entities are merged with those the memory already holds, by name, alias and type."}, t.remember)
+	mcp.AddTool(s, &mcp.Tool{Name: "recall", Description: "Answer a question from memory: ranked pages and entities, each with the path that explains it, " +
+		"and a context block ready to quote.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.recall)
+	mcp.AddTool(s, &mcp.Tool{Name: "related", Description: "List the entities an entity reaches within depth hops, best first, each with its path.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.related)
+	mcp.AddTool(s, &mcp.Tool{Name: "paths", Description: "Find the best paths (chains of relations) between two entities.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.paths)
+	mcp.AddTool(s, &mcp.Tool{Name: "forget", Description: "Forget a page (page_id: the page and every entity and relation only it supports) " +
+		"or an entity (entity_id: the entity and its relations). Give exactly one.",
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true)}}, t.forget)
+	mcp.AddTool(s, &mcp.Tool{Name: "draw", Description: "Draw part of the memory as a Mermaid flowchart: around an entity (entity_id, depth), " +
+		"the paths between two entities (from, to), or what a question retrieves (query). Give exactly one of these.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.draw)
+	return s
+}
+
+func ptr[T any](v T) *T { return &v }
+
+type tools struct{ mem *kgmem.Memory }
+
+// toolError is the error a tool returns to the client: the SDK sends its
+// text as the tool's result, marked as an error, for the model to read.
+func toolError(tool, format string, args ...any) error {
+	return fmt.Errorf(tool+": "+format, args...)
+}
+
+// kgError turns a kgmem error into a tool error, with kgmem's message
+// (which names the offending value) in it.
+func kgError(tool string, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return fmt.Errorf("%s: %s", tool, strings.TrimPrefix(err.Error(), "kgmem: "))
+}
+
+// RememberInput is the remember tool's input.
+type RememberInput struct {
+	PageID     string `json:"page_id,omitempty" jsonschema:"ID of the knowledge page; required with content, and recorded as the source of the extraction"`
+	Title      string `json:"title,omitempty" jsonschema:"title of the page"`
+	Content    string `json:"content,omitempty" jsonschema:"text of the page"`
+	Extraction any    `json:"extraction,omitempty" jsonschema:"entities and relations extracted from the page: a JSON object with entities and relations, or a string holding one"`
+}
+
+// RememberOutput is what remember did.
+type RememberOutput struct {
+	PageStored           bool     `json:"page_stored"`
+	EntityIDs            []string `json:"entity_ids" jsonschema:"the ID each extracted entity was stored under, in order; empty for a skipped one"`
+	EntitiesCreated      int      `json:"entities_created"`
+	EntitiesMerged       int      `json:"entities_merged"`
+	RelationsCreated     int      `json:"relations_created"`
+	RelationsUpdated     int      `json:"relations_updated"`
+	Skipped              []string `json:"skipped" jsonschema:"extracted items not stored, and why"`
+	EntitiesDeduplicated int      `json:"entities_deduplicated"`
+}
+
+func (t tools) remember(ctx context.Context, _ *mcp.CallToolRequest, in RememberInput) (*mcp.CallToolResult, RememberOutput, error) {
+	const tool = "remember"
+	out := RememberOutput{EntityIDs: []string{}, Skipped: []string{}}
+	var x kgmem.Extraction
+	hasX := in.Extraction != nil
+	if hasX {
+		raw, ok := in.Extraction.(string)
+		data := []byte(raw)
+		if !ok {
+			var err error
+			if data, err = json.Marshal(in.Extraction); err != nil {
+				return nil, out, toolError(tool, "extraction: %v", err)
+			}
+		}
+		var err error
+		if x, err = kgmem.ParseExtraction(data); err != nil {
+			return nil, out, kgError(tool, err)
+		}
+	}
+	var (
+		rep kgmem.IngestReport
+		err error
+	)
+	switch {
+	case in.Content != "":
+		if strings.TrimSpace(in.PageID) == "" {
+			return nil, out, toolError(tool, "page_id is required with content")
+		}
+		rep, err = t.mem.Ingest(ctx, kgmem.KnowledgePage{ID: in.PageID, Title: in.Title, Content: in.Content}, x)
+		out.PageStored = err == nil
+	case hasX:
+		if in.Title != "" {
+			return nil, out, toolError(tool, "title is given without content")
+		}
+		var opts []kgmem.IngestOption
+		if in.PageID != "" {
+			opts = append(opts, kgmem.WithSource(in.PageID))
+		}
+		rep, err = kgmem.Ingest(ctx, t.mem.Graph(), x, opts...)
+	default:
+		return nil, out, toolError(tool, "give content (with page_id) or an extraction, or both")
+	}
+	if err != nil {
+		return nil, out, kgError(tool, err)
+	}
+	if rep.EntityIDs != nil {
+		out.EntityIDs = rep.EntityIDs
+	}
+	out.EntitiesCreated, out.EntitiesMerged, out.EntitiesDeduplicated = rep.EntitiesCreated, rep.EntitiesMerged, rep.EntitiesDeduplicated
+	out.RelationsCreated, out.RelationsUpdated = rep.RelationsCreated, rep.RelationsUpdated
+	for _, s := range rep.Skipped {
+		out.Skipped = append(out.Skipped, s.String())
+	}
+	return nil, out, nil
+}
+
+// RecallInput is the recall tool's input.
+type RecallInput struct {
+	Query      string `json:"query" jsonschema:"the question"`
+	MaxResults int    `json:"max_results,omitempty" jsonschema:"how many items to return at most (default 10, at most 100)"`
+	Strategy   string `json:"strategy,omitempty" jsonschema:"hybrid (the default), knowledge (pages only) or graph (entities only)"`
+	MaxChars   int    `json:"max_chars,omitempty" jsonschema:"the most characters of the context block (default: no limit)"`
+}
+
+// Item is one retrieved page or entity.
+type Item struct {
+	Kind        string   `json:"kind" jsonschema:"page or entity"`
+	ID          string   `json:"id"`
+	Score       float64  `json:"score" jsonschema:"in [0,1], higher is better"`
+	Name        string   `json:"name,omitempty" jsonschema:"an entity's name or a page's title"`
+	Type        string   `json:"type,omitempty" jsonschema:"an entity's type"`
+	Explanation string   `json:"explanation" jsonschema:"why the item answers the question: the path of relations from an entity the question names"`
+	Path        []string `json:"path,omitempty" jsonschema:"entity IDs along that path"`
+}
+
+// RecallOutput is recall's answer.
+type RecallOutput struct {
+	Context  string   `json:"context" jsonschema:"the items rendered as a context block for a prompt"`
+	Items    []Item   `json:"items"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+func parseStrategy(s string) (kgmem.RetrievalStrategy, bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "hybrid":
+		return kgmem.Hybrid, true
+	case "knowledge", "knowledge_only", "pages":
+		return kgmem.KnowledgeOnly, true
+	case "graph", "graph_only", "entities":
+		return kgmem.GraphOnly, true
+	}
+	return 0, false
+}
+
+func (t tools) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallInput) (*mcp.CallToolResult, RecallOutput, error) {
+	const tool = "recall"
+	out := RecallOutput{Items: []Item{}}
+	if strings.TrimSpace(in.Query) == "" {
+		return nil, out, toolError(tool, "query is empty")
+	}
+	if in.MaxResults < 0 || in.MaxResults > maxResults {
+		return nil, out, toolError(tool, "max_results %d is outside [0,%d]", in.MaxResults, maxResults)
+	}
+	if in.MaxChars < 0 {
+		return nil, out, toolError(tool, "max_chars %d is negative", in.MaxChars)
+	}
+	strategy, ok := parseStrategy(in.Strategy)
+	if !ok {
+		return nil, out, toolError(tool, "unknown strategy %q: use hybrid, knowledge or graph", in.Strategy)
+	}
+	r := kgmem.NewMemoryRetriever(t.mem.Store(), kgmem.RetrieverConfig{MaxResults: in.MaxResults},
+		kgmem.WithKnowledgeGraph(t.mem.Graph()), kgmem.WithStrategy(strategy))
+	res, err := r.Retrieve(ctx, in.Query)
+	if err != nil {
+		return nil, out, kgError(tool, err)
+	}
+	out.Context = res.ContextBlock(in.MaxChars)
+	out.Warnings = res.Warnings
+	for _, it := range res.Items {
+		item := Item{Kind: it.Kind.String(), ID: it.ID(), Score: it.Score, Explanation: it.Explain(), Path: it.Path}
+		switch {
+		case it.Page != nil:
+			item.Name = it.Page.Title
+		case it.Entity != nil:
+			item.Name, item.Type = it.Entity.Name, it.Entity.Type
+		}
+		out.Items = append(out.Items, item)
+	}
+	text := out.Context
+	if text == "" {
+		text = "Nothing in memory matches the question."
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
+}
+
+func parseDirection(s string) (kgmem.Direction, bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "both":
+		return kgmem.Both, true
+	case "outgoing", "out":
+		return kgmem.Outgoing, true
+	case "incoming", "in":
+		return kgmem.Incoming, true
+	}
+	return 0, false
+}
+
+// mustEntity returns the entity id names, or a tool error naming field
+// when id is blank or names no entity.
+func (t tools) mustEntity(ctx context.Context, tool, field, id string) (kgmem.Entity, error) {
+	if strings.TrimSpace(id) == "" {
+		return kgmem.Entity{}, toolError(tool, "%s is empty", field)
+	}
+	e, ok, err := t.mem.Graph().GetEntity(ctx, id)
+	if err != nil {
+		return kgmem.Entity{}, kgError(tool, err)
+	}
+	if !ok {
+		return kgmem.Entity{}, toolError(tool, "unknown entity %q (%s): recall or related list entity IDs", id, field)
+	}
+	return e, nil
+}
+
+// RelatedInput is the related tool's input.
+type RelatedInput struct {
+	EntityID      string   `json:"entity_id" jsonschema:"the entity to start from"`
+	Depth         int      `json:"depth,omitempty" jsonschema:"hops to walk (default 1, at most 5)"`
+	Direction     string   `json:"direction,omitempty" jsonschema:"both (the default), outgoing or incoming"`
+	RelationTypes []string `json:"relation_types,omitempty" jsonschema:"walk only these relation types (default: every type)"`
+	Limit         int      `json:"limit,omitempty" jsonschema:"the most entities to return (default 50, at most 1000)"`
+}
+
+// Related is one entity related reaches.
+type Related struct {
+	ID          string   `json:"id"`
+	Name        string   `json:"name"`
+	Type        string   `json:"type,omitempty"`
+	Score       float64  `json:"score" jsonschema:"the product of relation weights along the path"`
+	Path        []string `json:"path" jsonschema:"entity IDs from the start to this entity"`
+	Explanation string   `json:"explanation"`
+}
+
+// RelatedOutput is related's answer.
+type RelatedOutput struct {
+	Entities []Related `json:"entities"`
+}
+
+func traverse(tool string, depth int, direction string, types []string, limit int) (kgmem.TraverseOptions, error) {
+	if depth < 0 || depth > maxDepth {
+		return kgmem.TraverseOptions{}, toolError(tool, "depth %d is outside [0,%d]", depth, maxDepth)
+	}
+	if limit < 0 || limit > maxLimit {
+		return kgmem.TraverseOptions{}, toolError(tool, "limit %d is outside [0,%d]", limit, maxLimit)
+	}
+	if limit == 0 {
+		limit = 50
+	}
+	dir, ok := parseDirection(direction)
+	if !ok {
+		return kgmem.TraverseOptions{}, toolError(tool, "unknown direction %q: use both, outgoing or incoming", direction)
+	}
+	return kgmem.TraverseOptions{Depth: depth, Direction: dir, RelationTypes: types, Limit: limit}, nil
+}
+
+// explainRelated renders a GetRelated result as kgmem renders retrieval
+// paths.
+func explainRelated(se kgmem.ScoredEntity, names map[string]string) string {
+	it := kgmem.RetrievalItem{Kind: kgmem.ItemEntity, Entity: &se.Entity, Path: se.Path, Relations: se.Relations}
+	for _, id := range se.Path {
+		it.PathNames = append(it.PathNames, names[id])
+	}
+	return it.Explain()
+}
+
+func (t tools) related(ctx context.Context, _ *mcp.CallToolRequest, in RelatedInput) (*mcp.CallToolResult, RelatedOutput, error) {
+	const tool = "related"
+	out := RelatedOutput{Entities: []Related{}}
+	start, err := t.mustEntity(ctx, tool, "entity_id", in.EntityID)
+	if err != nil {
+		return nil, out, err
+	}
+	opts, err := traverse(tool, in.Depth, in.Direction, in.RelationTypes, in.Limit)
+	if err != nil {
+		return nil, out, err
+	}
+	res, err := t.mem.Graph().GetRelated(ctx, start.ID, opts)
+	if err != nil {
+		return nil, out, kgError(tool, err)
+	}
+	names := map[string]string{start.ID: start.Name}
+	for _, se := range res {
+		names[se.Entity.ID] = se.Entity.Name
+	}
+	var b strings.Builder
+	for _, se := range res {
+		r := Related{ID: se.Entity.ID, Name: se.Entity.Name, Type: se.Entity.Type, Score: se.Score, Path: se.Path, Explanation: explainRelated(se, names)}
+		out.Entities = append(out.Entities, r)
+		fmt.Fprintf(&b, "%.2f %s [%s]\n", r.Score, r.Explanation, r.ID)
+	}
+	if b.Len() == 0 {
+		b.WriteString("No related entities.")
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}, out, nil
+}
+
+// PathsInput is the paths tool's input.
+type PathsInput struct {
+	From          string   `json:"from" jsonschema:"the entity ID the paths start at"`
+	To            string   `json:"to" jsonschema:"the entity ID the paths end at"`
+	MaxHops       int      `json:"max_hops,omitempty" jsonschema:"the most relations on a path (default 4, at most 8)"`
+	Direction     string   `json:"direction,omitempty" jsonschema:"both (the default), outgoing or incoming"`
+	RelationTypes []string `json:"relation_types,omitempty" jsonschema:"follow only these relation types (default: every type)"`
+	MaxPaths      int      `json:"max_paths,omitempty" jsonschema:"how many paths to return at most (default 3, at most 20)"`
+}
+
+// FoundPath is one path paths returns.
+type FoundPath struct {
+	EntityIDs   []string `json:"entity_ids"`
+	Relations   []string `json:"relations" jsonschema:"the relation types along the path"`
+	Score       float64  `json:"score" jsonschema:"the product of relation weights"`
+	Explanation string   `json:"explanation"`
+}
+
+// PathsOutput is paths' answer; no paths means none within max_hops.
+type PathsOutput struct {
+	Paths     []FoundPath `json:"paths"`
+	Truncated bool        `json:"truncated" jsonschema:"a fan-out cap stopped the search early"`
+}
+
+func (t tools) pathOptions(ctx context.Context, tool string, in PathsInput) (kgmem.Entity, kgmem.Entity, kgmem.PathOptions, error) {
+	from, err := t.mustEntity(ctx, tool, "from", in.From)
+	if err != nil {
+		return from, from, kgmem.PathOptions{}, err
+	}
+	to, err := t.mustEntity(ctx, tool, "to", in.To)
+	if err != nil {
+		return from, to, kgmem.PathOptions{}, err
+	}
+	if in.MaxHops < 0 || in.MaxHops > maxHops {
+		return from, to, kgmem.PathOptions{}, toolError(tool, "max_hops %d is outside [0,%d]", in.MaxHops, maxHops)
+	}
+	if in.MaxPaths < 0 || in.MaxPaths > maxPaths {
+		return from, to, kgmem.PathOptions{}, toolError(tool, "max_paths %d is outside [0,%d]", in.MaxPaths, maxPaths)
+	}
+	dir, ok := parseDirection(in.Direction)
+	if !ok {
+		return from, to, kgmem.PathOptions{}, toolError(tool, "unknown direction %q: use both, outgoing or incoming", in.Direction)
+	}
+	return from, to, kgmem.PathOptions{MaxHops: in.MaxHops, Direction: dir, RelationTypes: in.RelationTypes, MaxPaths: in.MaxPaths}, nil
+}
+
+func (t tools) findPaths(ctx context.Context, tool string, in PathsInput) (kgmem.PathResult, error) {
+	from, to, opts, err := t.pathOptions(ctx, tool, in)
+	if err != nil {
+		return kgmem.PathResult{}, err
+	}
+	res, err := t.mem.Graph().FindPaths(ctx, from.ID, to.ID, opts)
+	if err != nil && !errors.Is(err, kgmem.ErrNoPath) {
+		return res, kgError(tool, err)
+	}
+	return res, nil
+}
+
+func (t tools) paths(ctx context.Context, _ *mcp.CallToolRequest, in PathsInput) (*mcp.CallToolResult, PathsOutput, error) {
+	const tool = "paths"
+	out := PathsOutput{Paths: []FoundPath{}}
+	res, err := t.findPaths(ctx, tool, in)
+	if err != nil {
+		return nil, out, err
+	}
+	out.Truncated = res.Truncated
+	names := map[string]string{}
+	for _, p := range res.Paths {
+		for _, id := range p.EntityIDs {
+			if _, ok := names[id]; !ok {
+				if e, ok, err := t.mem.Graph().GetEntity(ctx, id); err == nil && ok {
+					names[id] = e.Name
+				}
+			}
+		}
+	}
+	var b strings.Builder
+	for _, p := range res.Paths {
+		fp := FoundPath{EntityIDs: p.EntityIDs, Relations: []string{}, Score: p.Score}
+		for _, r := range p.Relations {
+			fp.Relations = append(fp.Relations, r.Type)
+		}
+		it := kgmem.RetrievalItem{Kind: kgmem.ItemEntity, Path: p.EntityIDs, Relations: p.Relations}
+		for _, id := range p.EntityIDs {
+			it.PathNames = append(it.PathNames, names[id])
+		}
+		fp.Explanation = it.Explain()
+		out.Paths = append(out.Paths, fp)
+		fmt.Fprintf(&b, "%.2f %s\n", fp.Score, fp.Explanation)
+	}
+	if b.Len() == 0 {
+		b.WriteString("No path between them within max_hops.")
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}, out, nil
+}
+
+// ForgetInput is the forget tool's input.
+type ForgetInput struct {
+	PageID   string `json:"page_id,omitempty" jsonschema:"forget this page and every entity and relation only it supports"`
+	EntityID string `json:"entity_id,omitempty" jsonschema:"forget this entity and its relations"`
+}
+
+// ForgetOutput is what forget removed.
+type ForgetOutput struct {
+	PageRemoved      bool `json:"page_removed"`
+	EntitiesRemoved  int  `json:"entities_removed"`
+	EntitiesUpdated  int  `json:"entities_updated" jsonschema:"entities that no longer cite the page but cite others"`
+	RelationsRemoved int  `json:"relations_removed"`
+	RelationsUpdated int  `json:"relations_updated"`
+}
+
+func (t tools) forget(ctx context.Context, _ *mcp.CallToolRequest, in ForgetInput) (*mcp.CallToolResult, ForgetOutput, error) {
+	const tool = "forget"
+	var out ForgetOutput
+	switch {
+	case (in.PageID == "") == (in.EntityID == ""):
+		return nil, out, toolError(tool, "give exactly one of page_id and entity_id")
+	case in.EntityID != "":
+		if _, err := t.mustEntity(ctx, tool, "entity_id", in.EntityID); err != nil {
+			return nil, out, err
+		}
+		if err := t.mem.Graph().RemoveEntity(ctx, in.EntityID); err != nil {
+			return nil, out, kgError(tool, err)
+		}
+		out.EntitiesRemoved = 1
+		return nil, out, nil
+	}
+	_, pageOK, err := t.mem.Store().Get(ctx, in.PageID)
+	if err != nil {
+		return nil, out, kgError(tool, err)
+	}
+	rep, err := t.mem.Graph().RemoveSource(ctx, in.PageID)
+	if err != nil {
+		return nil, out, kgError(tool, err)
+	}
+	if pageOK {
+		if err := t.mem.Store().Delete(ctx, in.PageID); err != nil && !errors.Is(err, kgmem.ErrNotFound) {
+			return nil, out, kgError(tool, err)
+		}
+	}
+	out = ForgetOutput{PageRemoved: pageOK, EntitiesRemoved: rep.EntitiesRemoved, EntitiesUpdated: rep.EntitiesUpdated,
+		RelationsRemoved: rep.RelationsRemoved, RelationsUpdated: rep.RelationsUpdated}
+	if !pageOK && rep == (kgmem.RemoveSourceReport{}) {
+		return nil, out, toolError(tool, "unknown page %q: no page has that ID and nothing cites it", in.PageID)
+	}
+	return nil, out, nil
+}
+
+// DrawInput is the draw tool's input.
+type DrawInput struct {
+	EntityID string `json:"entity_id,omitempty" jsonschema:"draw the neighbourhood of this entity"`
+	Depth    int    `json:"depth,omitempty" jsonschema:"hops around entity_id (default 1, at most 5)"`
+	From     string `json:"from,omitempty" jsonschema:"with to: draw the best paths between two entities"`
+	To       string `json:"to,omitempty"`
+	Query    string `json:"query,omitempty" jsonschema:"draw what recall returns for this question"`
+}
+
+// DrawOutput is the diagram.
+type DrawOutput struct {
+	Mermaid string `json:"mermaid" jsonschema:"a Mermaid flowchart"`
+}
+
+func (t tools) draw(ctx context.Context, _ *mcp.CallToolRequest, in DrawInput) (*mcp.CallToolResult, DrawOutput, error) {
+	const tool = "draw"
+	var out DrawOutput
+	modes := 0
+	for _, set := range []bool{in.EntityID != "", in.From != "" || in.To != "", in.Query != ""} {
+		if set {
+			modes++
+		}
+	}
+	if modes != 1 {
+		return nil, out, toolError(tool, "give exactly one of entity_id, from and to, or query")
+	}
+	var sg kgmem.Subgraph
+	switch {
+	case in.EntityID != "":
+		start, err := t.mustEntity(ctx, tool, "entity_id", in.EntityID)
+		if err != nil {
+			return nil, out, err
+		}
+		opts, err := traverse(tool, in.Depth, "", nil, 0)
+		if err != nil {
+			return nil, out, err
+		}
+		res, err := t.mem.Graph().GetRelated(ctx, start.ID, opts)
+		if err != nil {
+			return nil, out, kgError(tool, err)
+		}
+		sg = kgmem.RelatedSubgraph(start, res)
+	case in.Query != "":
+		res, err := t.mem.Retriever().Retrieve(ctx, in.Query)
+		if err != nil {
+			return nil, out, kgError(tool, err)
+		}
+		sg = kgmem.RetrievalSubgraph(res)
+	default:
+		res, err := t.findPaths(ctx, tool, PathsInput{From: in.From, To: in.To})
+		if err != nil {
+			return nil, out, err
+		}
+		if sg, err = kgmem.PathsSubgraph(ctx, t.mem.Graph(), res); err != nil {
+			return nil, out, kgError(tool, err)
+		}
+	}
+	var b bytes.Buffer
+	if err := kgmem.WriteMermaid(&b, sg, kgmem.VisualOptions{}); err != nil {
+		return nil, out, kgError(tool, err)
+	}
+	out.Mermaid = b.String()
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "```mermaid\n" + out.Mermaid + "```\n"}}}, out, nil
+}
