@@ -47,6 +47,7 @@ func (g *InMemoryGraph) checkInvariants() error {
 		freeRel[r] = true
 	}
 	liveRels, typeRefs, keys := 0, make(map[int32]int32), make(map[relKey]int32)
+	timed := 0
 	for i := range g.rels {
 		r := &g.rels[i]
 		if r.live == freeRel[int32(i)] {
@@ -56,6 +57,9 @@ func (g *InMemoryGraph) checkInvariants() error {
 			continue
 		}
 		liveRels++
+		if r.more.timed() {
+			timed++
+		}
 		typeRefs[r.typ]++
 		if !g.nodes[r.src].live() || !g.nodes[r.dst].live() {
 			return fmt.Errorf("relation slot %d joins a free node slot", i)
@@ -79,6 +83,9 @@ func (g *InMemoryGraph) checkInvariants() error {
 	}
 	if liveRels != g.relCount {
 		return fmt.Errorf("%d live relations but relCount %d", liveRels, g.relCount)
+	}
+	if timed != g.timed {
+		return fmt.Errorf("%d live relations with a valid time but timed %d", timed, g.timed)
 	}
 	for s := range g.nodes {
 		n := &g.nodes[s]

@@ -101,7 +101,8 @@ func (it RetrievalItem) Text() string {
 // hop (Matched) and the entity's type (TypeCue). A page that a found entity
 // cites renders as the path to that entity followed by "—mentioned_in→" and
 // the page's title (or ID); a page only the text search found renders as
-// its title (or ID).
+// its title (or ID). A relation with a valid time shows it after the
+// entity it leads to: `Alice —works_on→ Apollo (2024-03 → 2025-06)`.
 func (it RetrievalItem) Explain() string {
 	path := it.pathString()
 	var why []string
@@ -147,6 +148,11 @@ func (it RetrievalItem) pathString() string {
 			b.WriteString(" — ")
 		}
 		b.WriteString(name(i))
+		if i-1 < len(it.Relations) {
+			if v := it.Relations[i-1].ValidityString(); v != "" {
+				b.WriteString(" (" + v + ")")
+			}
+		}
 	}
 	if it.Kind == ItemPage && it.Page != nil {
 		b.WriteString(" —mentioned_in→ ")

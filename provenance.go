@@ -220,7 +220,7 @@ func (g *InMemoryGraph) removeSource(sourceID string) RemoveSourceReport {
 			continue
 		}
 		g.sources.relation(i, rec.more, false)
-		rec.more = &relMore{properties: rec.more.properties, sourceIDs: left}
+		rec.more = &relMore{properties: rec.more.properties, sourceIDs: left, from: rec.more.from, to: rec.more.to}
 		g.sources.relation(i, rec.more, true)
 		rep.RelationsUpdated++
 	}

@@ -159,6 +159,22 @@ func WithExpansion(opts TraverseOptions) RetrieverOption {
 	})
 }
 
+// WithAsOf makes the graph channel answer as of a: only relations valid at
+// that instant are walked (see AsOf), whatever the AsOf of WithExpansion.
+// Without it the channel reads as of WithExpansion's AsOf, by default now,
+// so a relation that has ended is never walked.
+func WithAsOf(a AsOf) RetrieverOption {
+	return retrieverOptionFunc(func(r *MemoryRetriever) { r.at = &a })
+}
+
+// asOf is the instant the graph channel answers at.
+func (r *MemoryRetriever) asOf() AsOf {
+	if r.at != nil {
+		return *r.at
+	}
+	return r.expansion.AsOf
+}
+
 type namedGraph struct {
 	name string
 	g    KnowledgeGraph
@@ -179,6 +195,7 @@ type MemoryRetriever struct {
 	vocab     *vocabIndex     // cfg.Vocabulary, compiled
 	strategy  RetrievalStrategy
 	expansion TraverseOptions
+	at        *AsOf // WithAsOf; nil: expansion.AsOf
 	stores    []namedStore
 	graphs    []namedGraph
 
@@ -262,6 +279,9 @@ func (r *MemoryRetriever) config() (RetrieverConfig, error) {
 	}
 	if err := validateTraverse(&r.expansion); err != nil {
 		return c, errmsg.Wrap("kgmem: retriever config: expansion", err)
+	}
+	if err := checkAsOf(r.asOf()); err != nil {
+		return c, errmsg.Wrap("kgmem: retriever config: WithAsOf", err)
 	}
 	if err := c.Vocabulary.validate(); err != nil {
 		return c, err
@@ -552,7 +572,7 @@ func (r *MemoryRetriever) searchGraph(ctx context.Context, gi int, g KnowledgeGr
 
 // walkConfig returns the search configuration of the graph channel.
 func (r *MemoryRetriever) walkConfig() walkConfig {
-	cfg := walkConfig{hops: r.expansion.Depth, dir: r.expansion.Direction, vocab: r.vocab}
+	cfg := walkConfig{hops: r.expansion.Depth, dir: r.expansion.Direction, vocab: r.vocab, asOf: r.asOf()}
 	if r.cfg.NoExpansion {
 		cfg.hops = 0
 	}
@@ -626,7 +646,7 @@ func (r *MemoryRetriever) walkGeneric(ctx context.Context, g KnowledgeGraph, que
 	var hits []graphHit
 	var linked int
 	read := func(n Neighborhood) error {
-		st := newNeighborStep(n, r.expansion.RelationTypes)
+		st := newNeighborStep(n, r.expansion.RelationTypes, r.asOf())
 		var err error
 		hits, linked, err = answerQuestion(ctx, nil, st, query, makeLinks(st), cfg, keep)
 		return err
@@ -635,7 +655,7 @@ func (r *MemoryRetriever) walkGeneric(ctx context.Context, g KnowledgeGraph, que
 	if nr, ok := g.(NeighborhoodReader); ok {
 		err = nr.ReadNeighborhood(ctx, read)
 	} else {
-		err = read(relatedNeighborhood{g})
+		err = read(relatedNeighborhood{g, r.asOf()})
 	}
 	return hits, linked, err
 }

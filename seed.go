@@ -301,5 +301,5 @@ func (g *InMemoryGraph) answerFrom(ctx context.Context, query string, cfg walkCo
 	}
 	w := g.getWalker()
 	defer g.putWalker(w)
-	return answerQuestion(ctx, w, g.step(types), query, links, cfg, keep)
+	return answerQuestion(ctx, w, g.step(types, cfg.asOf), query, links, cfg, keep)
 }

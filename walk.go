@@ -116,6 +116,7 @@ type walkConfig struct {
 	hops  int
 	dir   Direction // which way relations may be walked
 	vocab *vocabIndex
+	asOf  AsOf // the instant relations are walked at
 	// The budget; zero fields mean the defaults (walkBeam and the rest).
 	beam, perEntity, fanout, readings int
 	// keep is how many answers the caller wants; walks that cannot reach
@@ -1104,7 +1105,7 @@ func (g *InMemoryGraph) answer(ctx context.Context, query string, cfg walkConfig
 	defer g.mu.RUnlock()
 	w := g.getWalker()
 	defer g.putWalker(w)
-	return answerQuestion(ctx, w, g.step(types), query, g.questionLinks(query, units), cfg, keep)
+	return answerQuestion(ctx, w, g.step(types, cfg.asOf), query, g.questionLinks(query, units), cfg, keep)
 }
 
 // questionLinks links the entities query names; the caller holds g.mu.
