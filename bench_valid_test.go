@@ -34,7 +34,7 @@ func BenchmarkGetRelatedAsOf(b *testing.B) {
 				if i%2 == 0 {
 					r.ValidTo = end
 				}
-			}), []AsOf{{}, At(start.AddDate(1, 0, 0)), AllTime}},
+			}), []AsOf{{}, At(start.AddDate(1, 0, 0)), AsOf{AllTime: true}}},
 		}
 		for _, v := range variants {
 			for _, at := range v.at {

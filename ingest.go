@@ -1473,7 +1473,7 @@ func (p *ingestPlanner) graphRelation(k RelationKey) (Relation, bool, error) {
 	held, ok := p.graphRels[ck]
 	if !ok {
 		related, err := p.g.GetRelated(p.ctx, k.SourceID,
-			TraverseOptions{Depth: 1, Direction: Outgoing, RelationTypes: []string{k.Type}, AsOf: AllTime})
+			TraverseOptions{Depth: 1, Direction: Outgoing, RelationTypes: []string{k.Type}, AsOf: AsOf{AllTime: true}})
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			return Relation{}, false, err
 		}

@@ -670,3 +670,26 @@ func TestPipelineIsDeterministic(t *testing.T) {
 		require.Equal(t, first, b.String())
 	}
 }
+
+// TestSeededWalksReadAsOf: walks from seeds read the graph as of the
+// retriever's instant, like walks from named entities: a relation that has
+// ended is not walked by default, and is as of an instant inside it.
+func TestSeededWalksReadAsOf(t *testing.T) {
+	ctx := context.Background()
+	g, s := seedMemory(t)
+	start, end := time.Date(1961, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(1972, 12, 1, 0, 0, 0, 0, time.UTC)
+	require.NoError(t, g.AddRelation(ctx, Relation{SourceID: "alice", TargetID: "apollo", Type: "leads",
+		SourceIDs: []string{"charter"}, ValidFrom: start, ValidTo: end}))
+	const q = "who leads the rocket program"
+
+	res, err := NewMemoryRetriever(s, RetrieverConfig{}, WithKnowledgeGraph(g)).Retrieve(ctx, q)
+	require.NoError(t, err)
+	require.Equal(t, 1, res.Stats.Seeded)
+	require.Nil(t, itemByID(res, ItemEntity, "alice"), "the ended relation was walked")
+
+	res, err = NewMemoryRetriever(s, RetrieverConfig{}, WithKnowledgeGraph(g), WithAsOf(At(time.Date(1969, 7, 20, 0, 0, 0, 0, time.UTC)))).Retrieve(ctx, q)
+	require.NoError(t, err)
+	alice := itemByID(res, ItemEntity, "alice")
+	require.NotNil(t, alice)
+	require.Equal(t, []string{"apollo", "alice"}, alice.Path)
+}

@@ -126,7 +126,7 @@ func (p *ingestPlanner) supersede() error {
 		}
 		stored := make(map[string]Relation)
 		if ent := p.known[gr.src]; ent != nil && ent.inGraph {
-			related, err := p.g.GetRelated(p.ctx, gr.src, TraverseOptions{Depth: 1, Direction: Outgoing, RelationTypes: []string{gr.typ}, AsOf: AllTime})
+			related, err := p.g.GetRelated(p.ctx, gr.src, TraverseOptions{Depth: 1, Direction: Outgoing, RelationTypes: []string{gr.typ}, AsOf: AsOf{AllTime: true}})
 			if err != nil && !errors.Is(err, ErrNotFound) {
 				return err
 			}

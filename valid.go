@@ -30,7 +30,7 @@
 // Reads answer as of an instant ([AsOf] in TraverseOptions and PathOptions,
 // [WithAsOf] for the retriever): by default now, by the graph's clock
 // ([WithClock]), so an ended fact is never walked; [At] a past instant
-// answers what was true then, and [AllTime] walks everything. GetRelation
+// answers what was true then, and AsOf{AllTime: true} walks everything. GetRelation
 // and Relations return stored records whatever their validity;
 // [InMemoryGraph.RelationsAsOf] filters, and [History] lists an entity's
 // facts oldest first. [Ingest] supersedes values of single-valued types
@@ -96,9 +96,6 @@ type AsOf struct {
 
 // At returns the AsOf of instant t; At(time.Time{}) is now.
 func At(t time.Time) AsOf { return AsOf{Time: t} }
-
-// AllTime is the AsOf of whole-history reads.
-var AllTime = AsOf{AllTime: true}
 
 // ValidAt reports whether r is valid at t under the half-open rule of
 // valid time: ValidFrom <= t < ValidTo, a zero end being open.
@@ -353,7 +350,7 @@ func History(ctx context.Context, g KnowledgeGraph, id string, opts HistoryOptio
 	seen := make(map[RelationKey]bool)
 	for _, d := range dirs {
 		for _, t := range types {
-			o := TraverseOptions{Depth: 1, Direction: d, AsOf: AllTime}
+			o := TraverseOptions{Depth: 1, Direction: d, AsOf: AsOf{AllTime: true}}
 			if t != "" {
 				o.RelationTypes = []string{t}
 			}

@@ -20,7 +20,7 @@ func fixedClock(t time.Time) func() time.Time { return func() time.Time { return
 
 // TestAsOfEdges pins the half-open interval: the start is valid, the end
 // is not, an unknown start is valid since ever, an open end forever, and
-// an empty interval never (but for AllTime).
+// an empty interval never (but for AsOf{AllTime: true}).
 func TestAsOfEdges(t *testing.T) {
 	ctx := context.Background()
 	from, to := day(2024, 3, 1), day(2025, 6, 1)
@@ -38,7 +38,7 @@ func TestAsOfEdges(t *testing.T) {
 		{"at the end", from, to, At(to), false},
 		{"after the end", from, to, At(day(2030, 1, 1)), false},
 		{"now, by the clock, after the end", from, to, AsOf{}, false},
-		{"all time", from, to, AllTime, true},
+		{"all time", from, to, AsOf{AllTime: true}, true},
 		{"unknown start, long before the end", time.Time{}, to, At(day(1900, 1, 1)), true},
 		{"unknown start, at the end", time.Time{}, to, At(to), false},
 		{"open end, far future", from, time.Time{}, At(day(9999, 12, 31)), true},
@@ -46,7 +46,7 @@ func TestAsOfEdges(t *testing.T) {
 		{"open end, before the start", from, time.Time{}, At(day(2000, 1, 1)), false},
 		{"no validity, any instant", time.Time{}, time.Time{}, At(day(1, 1, 2)), true},
 		{"empty interval at its instant", from, from, At(from), false},
-		{"empty interval, all time", from, from, AllTime, true},
+		{"empty interval, all time", from, from, AsOf{AllTime: true}, true},
 		{"an instant in another zone", from, to, At(from.In(time.FixedZone("X", -3600)).Add(-µs)), false},
 		{"an instant below the microsecond", from, to, At(to.Add(-time.Nanosecond)), true},
 	}
@@ -118,7 +118,7 @@ func TestEndedRelationNotTraversed(t *testing.T) {
 	res, err := g.FindPaths(ctx, "alice", "germany", PathOptions{AsOf: At(day(2020, 1, 1))})
 	require.NoError(t, err)
 	require.Equal(t, []string{"alice", "berlin", "germany"}, res.Paths[0].EntityIDs)
-	res, err = g.FindPaths(ctx, "alice", "germany", PathOptions{AsOf: AllTime})
+	res, err = g.FindPaths(ctx, "alice", "germany", PathOptions{AsOf: AsOf{AllTime: true}})
 	require.NoError(t, err)
 	require.Len(t, res.Paths, 1)
 
@@ -285,7 +285,7 @@ func TestAsOfReference(t *testing.T) {
 			case 0:
 				asOf, at = AsOf{}, now
 			case 1:
-				asOf = AllTime
+				asOf = AsOf{AllTime: true}
 			}
 			ref := NewInMemoryGraph()
 			var valid []Relation

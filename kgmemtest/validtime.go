@@ -42,7 +42,7 @@ func validTimeChecks() []check {
 			zone := time.FixedZone("UTC+5:30", 5*3600+1800)
 			addRelation(t, g, kgmem.Relation{SourceID: "a", TargetID: "b", Type: "t",
 				ValidFrom: time.Date(1999, 12, 31, 23, 59, 59, 123456789, zone), ValidTo: time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)})
-			got := related(t, g, "a", kgmem.TraverseOptions{AsOf: kgmem.AllTime})
+			got := related(t, g, "a", kgmem.TraverseOptions{AsOf: kgmem.AsOf{AllTime: true}})
 			if len(got) != 1 {
 				t.Fatalf("GetRelated(AllTime) = %q, want b", resultIDs(got))
 			}
@@ -56,7 +56,7 @@ func validTimeChecks() []check {
 			}
 			// An upsert replaces the interval; none clears it.
 			addRelation(t, g, kgmem.Relation{SourceID: "a", TargetID: "b", Type: "t"})
-			got = related(t, g, "a", kgmem.TraverseOptions{AsOf: kgmem.AllTime})
+			got = related(t, g, "a", kgmem.TraverseOptions{AsOf: kgmem.AsOf{AllTime: true}})
 			if r := got[0].Relations[0]; r.HasValidity() {
 				t.Errorf("after an upsert without validity: %v → %v", r.ValidFrom, r.ValidTo)
 			}
@@ -73,7 +73,7 @@ func validTimeChecks() []check {
 					t.Errorf("AddRelation(%v → %v) = %v, want ErrInvalidArgument", r.ValidFrom, r.ValidTo, err)
 				}
 			}
-			if got := related(t, g, "a", kgmem.TraverseOptions{AsOf: kgmem.AllTime}); len(got) != 0 {
+			if got := related(t, g, "a", kgmem.TraverseOptions{AsOf: kgmem.AsOf{AllTime: true}}); len(got) != 0 {
 				t.Errorf("a rejected relation was stored: %q", resultIDs(got))
 			}
 			if _, err := g.GetRelated(t.Context(), "a", kgmem.TraverseOptions{AsOf: kgmem.At(y(10000))}); !errors.Is(err, kgmem.ErrInvalidArgument) {
@@ -94,7 +94,7 @@ func validTimeChecks() []check {
 				{"a microsecond before an end", kgmem.At(y(1990).Add(-time.Microsecond)), []string{"b", "c", "e"}},
 				{"at an end", kgmem.At(y(1990)), []string{"c", "e"}},
 				{"the future", kgmem.At(y(9001)), []string{"c", "d", "e"}},
-				{"all time", kgmem.AllTime, []string{"b", "c", "d", "e"}},
+				{"all time", kgmem.AsOf{AllTime: true}, []string{"b", "c", "d", "e"}},
 			} {
 				if got := ids(t, g, kgmem.TraverseOptions{AsOf: c.at}); !slices.Equal(got, c.want) {
 					t.Errorf("%s: GetRelated = %q, want %q", c.name, got, c.want)
@@ -114,7 +114,7 @@ func validTimeChecks() []check {
 			if _, err := g.FindPaths(t.Context(), "a", "f", kgmem.PathOptions{}); !errors.Is(err, kgmem.ErrNoPath) {
 				t.Errorf("FindPaths(a, f) = %v, want ErrNoPath: the only path has ended", err)
 			}
-			for _, at := range []kgmem.AsOf{kgmem.At(y(1975)), kgmem.AllTime} {
+			for _, at := range []kgmem.AsOf{kgmem.At(y(1975)), kgmem.AsOf{AllTime: true}} {
 				res, err := g.FindPaths(t.Context(), "a", "f", kgmem.PathOptions{AsOf: at})
 				if err != nil || len(res.Paths) != 1 || !slices.Equal(res.Paths[0].EntityIDs, []string{"a", "b", "f"}) {
 					t.Errorf("FindPaths(a, f, %+v) = %+v, %v; want the path a, b, f", at, res, err)

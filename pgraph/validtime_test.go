@@ -63,7 +63,7 @@ INSERT INTO kgmem_relations (namespace, source, target, type, weight) VALUES ('v
 	}{
 		{kgmem.AsOf{}, []string{"old"}}, // now, by the graph's clock: ended at now
 		{kgmem.At(now.Add(-time.Microsecond)), []string{"ended", "old"}},
-		{kgmem.AllTime, []string{"ended", "old"}},
+		{kgmem.AsOf{AllTime: true}, []string{"ended", "old"}},
 	} {
 		got, err := g.GetRelated(ctx, "a", kgmem.TraverseOptions{AsOf: c.at})
 		if err != nil || len(got) != 1 {
