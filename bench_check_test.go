@@ -38,7 +38,7 @@ func TestBenchmarkBaselinesAgree(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					want := toPaths(f.g.step(nil), dfsPaths(f.g, p[0], p[1], opts))
+					want := toPaths(f.g.step(nil, AsOf{}), dfsPaths(f.g, p[0], p[1], opts))
 					if !slices.EqualFunc(res.Paths, want, func(a, b Path) bool {
 						return a.Score == b.Score && slices.Equal(a.EntityIDs, b.EntityIDs)
 					}) {

@@ -387,7 +387,7 @@ func BenchmarkGetRelated(b *testing.B) {
 func dfsPaths(g *InMemoryGraph, src, dst string, opts PathOptions) []candidate {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	st := g.step(opts.RelationTypes)
+	st := g.step(opts.RelationTypes, opts.AsOf)
 	ps := &pathSearch{st: st, k: opts.MaxPaths}
 	if ps.k == 0 {
 		ps.k = defaultMaxPaths
@@ -476,7 +476,7 @@ func BenchmarkFindPaths(b *testing.B) {
 							if err != nil {
 								b.Fatal(err)
 							}
-							want := toPaths(f.g.step(nil), dfsPaths(f.g, pairs[0][0], pairs[0][1], opts))
+							want := toPaths(f.g.step(nil, AsOf{}), dfsPaths(f.g, pairs[0][0], pairs[0][1], opts))
 							if len(res.Paths) != len(want) || res.Paths[0].Score != want[0].Score {
 								b.Fatalf("FindPaths and the one-sided enumeration disagree: %v vs %v", res.Paths, want)
 							}
@@ -512,7 +512,7 @@ func pathWork(tb testing.TB, g *InMemoryGraph, src, dst string, opts PathOptions
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	ps := new(pathSearch)
-	_, truncated, err := findPaths(context.Background(), ps, g.step(opts.RelationTypes), g.ids[src], g.ids[dst], opts, g.pathBudget)
+	_, truncated, err := findPaths(context.Background(), ps, g.step(opts.RelationTypes, AsOf{}), g.ids[src], g.ids[dst], opts, g.pathBudget)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/kgmem/kgmem/internal/quote"
+
+	"github.com/kgmem/kgmem/internal/errmsg"
 )
 
 // stepper is the read access the traversal algorithms (GetRelated here,
@@ -118,6 +120,9 @@ func validateTraverse(opts *TraverseOptions) error {
 		return fmt.Errorf("kgmem: traverse: negative limit %d: %w", opts.Limit, ErrInvalidArgument)
 	case !opts.Direction.valid():
 		return fmt.Errorf("kgmem: traverse: unknown direction %v: %w", opts.Direction, ErrInvalidArgument)
+	}
+	if err := checkAsOf(opts.AsOf); err != nil {
+		return errmsg.Wrap("kgmem: traverse", err)
 	}
 	return validateTypes(opts.RelationTypes)
 }
@@ -446,7 +451,7 @@ func (g *InMemoryGraph) GetRelated(ctx context.Context, id string, opts Traverse
 	}
 	t := g.getScratch()
 	defer g.scratch.Put(t)
-	return getRelated(ctx, g.step(opts.RelationTypes), t, start, opts)
+	return getRelated(ctx, g.step(opts.RelationTypes, opts.AsOf), t, start, opts)
 }
 
 // relatedNotFound is GetRelated's error for a start that is not an entity.
@@ -468,10 +473,19 @@ func (g *InMemoryGraph) getScratch() *traversal {
 type memStep struct {
 	g      *InMemoryGraph
 	filter []bool // by type ID; nil: every type
+	// timed is set when some relation of the graph has a valid time and
+	// the read is answered at an instant: only then is any relation's
+	// validity looked at, so a graph without valid times pays nothing.
+	timed bool
+	at    instant
 }
 
-func (g *InMemoryGraph) step(types []string) *memStep {
+// step returns the stepper of a read of the given types, answered at a.
+func (g *InMemoryGraph) step(types []string, a AsOf) *memStep {
 	s := &memStep{g: g}
+	if g.timed > 0 && !a.AllTime {
+		s.timed, s.at = true, a.resolve(g.clock)
+	}
 	if len(types) > 0 {
 		s.filter = make([]bool, len(g.types.names))
 		for _, name := range types {
@@ -527,6 +541,15 @@ func (s *memStep) expand(ctx context.Context, frontier []int32, dir Direction, l
 
 // scan visits the relations of list, except those leading to skip.
 func (s *memStep) scan(from int, list []adj, skip int32, visit func(int, int32, int32, float64)) {
+	if s.timed {
+		rels := s.g.rels
+		for _, a := range list {
+			if a.to != skip && (s.filter == nil || s.filter[rels[a.rel].typ]) && rels[a.rel].admits(s.at) {
+				visit(from, a.to, a.rel, a.w)
+			}
+		}
+		return
+	}
 	if s.filter == nil {
 		for _, a := range list {
 			if a.to != skip {
@@ -584,7 +607,7 @@ func (s *memStep) expandTyped(ctx context.Context, frontier []int32, dir Directi
 				if d == 1 && a.to == u && dir == Both {
 					continue // a self-loop, reported from the out list
 				}
-				if t := rels[a.rel].typ; s.filter == nil || s.filter[t] {
+				if t := rels[a.rel].typ; (s.filter == nil || s.filter[t]) && (!s.timed || rels[a.rel].admits(s.at)) {
 					visit(i, a.to, a.rel, t, a.w, d == 1 && a.to != u)
 				}
 			}

@@ -146,6 +146,9 @@ func validatePathOptions(opts *PathOptions) error {
 	case !opts.Direction.valid():
 		return fmt.Errorf("kgmem: find paths: unknown direction %v: %w", opts.Direction, ErrInvalidArgument)
 	}
+	if err := checkAsOf(opts.AsOf); err != nil {
+		return errmsg.Wrap("kgmem: find paths", err)
+	}
 	return validateTypes(opts.RelationTypes)
 }
 
@@ -681,7 +684,7 @@ func (g *InMemoryGraph) FindPaths(ctx context.Context, sourceID, targetID string
 			g.pathScratch.Put(ps)
 		}
 	}()
-	return searchPaths(ctx, ps, g.step(opts.RelationTypes), src, dst, opts, g.pathBudget)
+	return searchPaths(ctx, ps, g.step(opts.RelationTypes, opts.AsOf), src, dst, opts, g.pathBudget)
 }
 
 // searchPaths runs findPaths from src to dst (src != dst) with scratch ps

@@ -81,7 +81,7 @@ func TestFindPathsBowTieTies(t *testing.T) {
 			if err != nil || res.Truncated {
 				t.Fatalf("%+v: truncated %v, %v", opts, res.Truncated, err)
 			}
-			want := toPaths(g.step(nil), dfsPaths(g, "src", "dst", opts))
+			want := toPaths(g.step(nil, AsOf{}), dfsPaths(g, "src", "dst", opts))
 			if !slices.EqualFunc(want, res.Paths, func(a, b Path) bool {
 				return a.Score == b.Score && slices.Equal(a.EntityIDs, b.EntityIDs)
 			}) {
@@ -147,7 +147,7 @@ func TestFindPathsNearTiesBounded(t *testing.T) {
 	}
 	g.mu.RLock()
 	ps := new(pathSearch)
-	_, _, err = findPaths(ctx, ps, g.step(nil), g.ids["src"], g.ids["dst"], PathOptions{MaxHops: 4}, budget)
+	_, _, err = findPaths(ctx, ps, g.step(nil, AsOf{}), g.ids["src"], g.ids["dst"], PathOptions{MaxHops: 4}, budget)
 	g.mu.RUnlock()
 	if err != nil || ps.joins != 0 || !ps.joinCut {
 		t.Errorf("%v: %d of %d joins left, cut %v", err, ps.joins, budget, ps.joinCut)
@@ -285,7 +285,7 @@ func TestFindPathsBudgetCountsScans(t *testing.T) {
 	defer g.mu.RUnlock()
 	for _, types := range [][]string{nil, {"t", "u"}} {
 		for _, budget := range []int{1, 1000, 50_000} {
-			st := &countStep{stepper: g.step(types)}
+			st := &countStep{stepper: g.step(types, AsOf{})}
 			ps := new(pathSearch)
 			best, truncated, err := findPaths(ctx, ps, st, g.ids["src"], g.ids["dst"], PathOptions{MaxHops: 10, RelationTypes: types}, budget)
 			if err != nil || !truncated {
@@ -302,12 +302,12 @@ func TestFindPathsBudgetCountsScans(t *testing.T) {
 	}
 	// Relations of another type are scanned and dropped: here the source's
 	// 103, and then nothing is left to grow.
-	st := &countStep{stepper: g.step([]string{"u"})}
+	st := &countStep{stepper: g.step([]string{"u"}, AsOf{})}
 	best, truncated, err := findPaths(ctx, new(pathSearch), st, g.ids["src"], g.ids["dst"], PathOptions{MaxHops: 10, RelationTypes: []string{"u"}}, 1000)
 	if err != nil || truncated || len(best) != 0 || st.scanned != 103 || st.visited != 0 {
 		t.Errorf("nothing of type u: %d paths, scanned %d, visited %d, truncated %v, %v", len(best), st.scanned, st.visited, truncated, err)
 	}
-	st = &countStep{stepper: g.step([]string{"u"})}
+	st = &countStep{stepper: g.step([]string{"u"}, AsOf{})}
 	_, truncated, _ = findPaths(ctx, new(pathSearch), st, g.ids["src"], g.ids["dst"], PathOptions{MaxHops: 10, RelationTypes: []string{"u"}}, 100)
 	if !truncated || st.scanned != 100 {
 		t.Errorf("nothing of type u, budget 100: scanned %d, truncated %v", st.scanned, truncated)
@@ -382,7 +382,7 @@ func TestTraversePathsBounded(t *testing.T) {
 	if err != nil || !res.Truncated || len(res.Paths) != 3 {
 		t.Fatalf("budget 1000: %d paths, truncated %v, %v", len(res.Paths), res.Truncated, err)
 	}
-	st := newNeighborStep(n, nil)
+	st := newNeighborStep(n, nil, AsOf{})
 	best, truncated, err := findPaths(ctx, new(pathSearch), st, st.intern("src"), st.intern("dst"), PathOptions{MaxHops: 10}, 1000)
 	if err != nil || !truncated || len(best) != 3 || len(st.rels) > 1000 {
 		t.Fatalf("budget 1000: %d paths, truncated %v, %v; kept %d relations", len(best), truncated, err, len(st.rels))
@@ -395,7 +395,7 @@ func TestTraversePathsBounded(t *testing.T) {
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	n.cancelAfter, n.cancel = 20_000, cancel
-	st = newNeighborStep(n, nil)
+	st = newNeighborStep(n, nil, AsOf{})
 	_, _, err = findPaths(cctx, new(pathSearch), st, st.intern("src"), st.intern("dst"), PathOptions{MaxHops: 10}, math.MaxInt)
 	if !errors.Is(err, context.Canceled) || len(st.rels) > 20_000+2*scanCheckEvery {
 		t.Fatalf("cancelled: %v, kept %d relations of %d reported", err, len(st.rels), n.reported)
@@ -473,7 +473,7 @@ func TestGetRelatedCancelledAfterLastHop(t *testing.T) {
 		s.cancel = cancel
 		g.mu.RLock()
 		defer g.mu.RUnlock()
-		s.stepper = g.step(nil)
+		s.stepper = g.step(nil, AsOf{})
 		var tr traversal
 		tr.grow(len(g.nodes))
 		return getRelated(ctx, s, &tr, g.ids["hub"], TraverseOptions{Depth: 1})
@@ -654,7 +654,7 @@ func TestFindPathsTiesMatchEnumeration(t *testing.T) {
 			if dir == Both && opts.MaxHops > 6 {
 				opts.MaxHops = 6
 			}
-			want := toPaths(g.step(nil), dfsPaths(g, "src", "dst", opts))
+			want := toPaths(g.step(nil, AsOf{}), dfsPaths(g, "src", "dst", opts))
 			res, err := g.FindPaths(ctx, "src", "dst", opts)
 			if len(want) == 0 {
 				if !errors.Is(err, ErrNoPath) {
@@ -684,7 +684,7 @@ func TestPathArenaStaysSmall(t *testing.T) {
 	g := buildGraph(t, es, nil)
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	ps := &pathSearch{st: g.step(nil), k: 3}
+	ps := &pathSearch{st: g.step(nil, AsOf{}), k: 3}
 	rng := rand.New(rand.NewPCG(3, 3))
 	var all []candidate
 	for i := range 20_000 {

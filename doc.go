@@ -17,6 +17,14 @@
 // with the path and the words that chose each hop. A [Vocabulary] adds the
 // words a graph's users ask with.
 //
+// A call runs, in order: the content channel and the graph channel from the
+// named entities, at the same time (with [WithLinkEmbedder], entities the
+// question means but does not name are linked by embedding similarity);
+// then walks seeded by the entities that cite the best content hits
+// ([SeedMode]); the pages the graph's answers cite; fusion ([Fusion]); an
+// optional [Reranker]; and optional MMR diversity
+// (RetrieverConfig.MMRLambda).
+//
 // [InMemoryGraph] is the reference implementation. Other backends implement
 // [KnowledgeGraph] and prove that they behave the same by passing the
 // conformance suite in package kgmem/kgmemtest.
@@ -114,7 +122,9 @@
 // [ValidateEntity], [ValidateRelation], [ValidateRelationKey] and
 // [ValidateName]. Optional capabilities
 // are exported interfaces it may implement: [NameFinder] (Ingest resolves
-// names through it), [EntityLinker] and [NeighborhoodReader]. Package
+// names through it), [EntityLinker], [NeighborhoodReader], [SourceIndex]
+// (content-seeded expansion) and [EntityChangeFeed] (linking by meaning).
+// Package
 // kgmem/kgmemtest checks it against the contract, and the module
 // github.com/kgmem/kgmem/pgraph is such a backend on PostgreSQL.
 package kgmem

@@ -61,8 +61,12 @@
 // store's embedder, fails Open with an error wrapping ErrCorrupt and
 // ErrEmbeddingModel.
 //
-// Entities carry their tags normalised and relations their stored weight.
-// seq numbers the writes over the memory's whole life. Version 1 graph
+// Entities carry their tags normalised and relations their stored weight
+// and valid time (valid_from, valid_to, when set: UTC, to the
+// microsecond). A journal that holds a valid time keeps version 2: the
+// fields are optional, every record older kgmem wrote reads unchanged, and
+// older kgmem refuses a record with them as an unknown field rather than
+// dropping them. seq numbers the writes over the memory's whole life. Version 1 graph
 // journals and snapshots (written by kgmem's Open before OpenGraph) are
 // read, and rewritten in version 2 the first time they are opened.
 //

@@ -9,7 +9,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
+
+	"github.com/kgmem/kgmem/internal/quote"
 )
 
 // Limits that ParseExtraction and Ingest enforce, so that hostile or broken
@@ -63,6 +66,10 @@ type ExtractedEntity struct {
 // the model gave none (see WithDefaultWeight). Description, when set, is
 // stored as the relation's "description" property unless Properties sets
 // that key.
+//
+// ValidFrom and ValidTo, when set, say when the fact held (see Relation);
+// Ended says that it no longer holds, its end unknown: Ingest ends it at
+// the time it runs, unless ValidTo says when.
 type ExtractedRelation struct {
 	Source      string            `json:"source"`
 	SourceType  string            `json:"source_type,omitempty"`
@@ -72,6 +79,9 @@ type ExtractedRelation struct {
 	Weight      *float64          `json:"weight,omitempty"`
 	Description string            `json:"description,omitempty"`
 	Properties  map[string]string `json:"properties,omitempty"`
+	ValidFrom   time.Time         `json:"valid_from,omitzero"`
+	ValidTo     time.Time         `json:"valid_to,omitzero"`
+	Ended       bool              `json:"ended,omitempty"`
 }
 
 // ParseError is the error ParseExtraction returns for input it cannot
@@ -133,6 +143,9 @@ var (
 	extRelTypeKeys    = []string{"type", "relation", "relationtype", "relationship", "relationshiptype", "predicate", "label", "rel"}
 	extWeightKeys     = []string{"weight", "confidence", "score", "strength", "relationshipstrength"}
 	extRelDescKeys    = []string{"description", "desc", "relationshipdescription", "evidence"}
+	extValidFromKeys  = []string{"validfrom", "start", "startdate", "started", "since", "begin", "validsince", "fromdate"}
+	extValidToKeys    = []string{"validto", "end", "enddate", "until", "validuntil", "todate"}
+	extEndedKeys      = []string{"ended"}
 )
 
 // ParseExtraction reads an Extraction from a model's response.
@@ -154,7 +167,10 @@ var (
 // target_id, to, tail, object for the target; source_type/head_type and
 // target_type/tail_type; type, relation, relation_type, relationship,
 // predicate or label for the type; weight, confidence, score or strength
-// for the weight; description, desc or evidence. When an object has
+// for the weight; description, desc or evidence; valid_from, start,
+// start_date, started, since or begin for when the fact became true;
+// valid_to, end, end_date or until for when it stopped; ended, a date (when
+// it stopped) or true (it stopped, date unknown). When an object has
 // several keys for one field, the first in these lists wins. Other keys
 // are ignored.
 //
@@ -166,7 +182,10 @@ var (
 // read for its id (or name) and type. A weight is a JSON number or a string
 // holding a decimal number ("0.8") or a percentage ("80%" is 0.8); it is not
 // rescaled otherwise, so 8 stays 8 for Ingest to clamp or reject; NaN and
-// infinities are rejected. Property values that are strings are kept,
+// infinities are rejected. A date is read by ParseValidTime: RFC 3339,
+// 2024-03-01, 2024-03, 2024 (a string or a number), with null, "",
+// "present", "now", "current" and "ongoing" meaning none (an open end, an
+// unknown start). Property values that are strings are kept,
 // numbers keep their literal text, booleans become "true" or "false", null
 // drops the key, and nested objects and arrays become their compact JSON
 // text. A null field, or a null in a list of aliases or tags, counts as
@@ -700,6 +719,76 @@ func (f extField) parseWeight() (*float64, error) {
 	return &w, nil
 }
 
+// parseDate reads a date: a string ParseValidTime reads, or a JSON number
+// that is a year.
+func (f extField) parseDate() (time.Time, error) {
+	text, err := f.scalarText()
+	if err != nil {
+		return time.Time{}, f.errorf("want a date such as \"2024-03-01\", got %s", describe(f.raw))
+	}
+	t, err := ParseValidTime(text)
+	if err != nil {
+		return time.Time{}, &ParseError{Path: f.path, Offset: -1, Reason: strings.TrimPrefix(errorText(err), "kgmem: ")}
+	}
+	return t, nil
+}
+
+// errorText is err's message without the sentinel's suffix.
+func errorText(err error) string {
+	return strings.TrimSuffix(err.Error(), ": "+ErrInvalidArgument.Error())
+}
+
+// ParseValidTime reads a date or time as models write them, for
+// Relation.ValidFrom and ValidTo: RFC 3339 ("2024-03-01T10:00:00Z", with
+// fractions or an offset), a date and time without a zone
+// ("2024-03-01T10:00:00" or "2024-03-01 10:00", read as UTC), a day
+// ("2024-03-01" or "2024/03/01"), a month ("2024-03" or "2024/03") or a
+// year ("2024"), each read as its first instant in UTC. An empty string
+// and "present", "now", "current", "ongoing" and "null" (any case) mean
+// no date: the zero time, an open end or an unknown start. The result is
+// UTC, truncated to the microsecond. Anything else, and a year outside 1
+// to 9999, returns an error wrapping ErrInvalidArgument that quotes the
+// text.
+func ParseValidTime(s string) (time.Time, error) {
+	t := strings.TrimSpace(s)
+	switch strings.ToLower(t) {
+	case "", "present", "now", "current", "ongoing", "null", "none":
+		return time.Time{}, nil
+	}
+	for _, layout := range validTimeLayouts {
+		v, err := time.Parse(layout, t)
+		if err != nil {
+			continue
+		}
+		v, err = normalizeValidTime("date", v)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("kgmem: %v: %w", err, ErrInvalidArgument)
+		}
+		if v.IsZero() {
+			// 0001-01-01T00:00:00Z is the zero time, which means none.
+			return time.Time{}, fmt.Errorf("kgmem: date %s is the zero time: %w", quote.Value(s), ErrInvalidArgument)
+		}
+		return v, nil
+	}
+	return time.Time{}, fmt.Errorf("kgmem: cannot read date %s: want RFC 3339, 2024-03-01, 2024-03 or 2024: %w", quote.Value(s), ErrInvalidArgument)
+}
+
+// validTimeLayouts are the forms ParseValidTime reads, tried in order.
+var validTimeLayouts = []string{
+	time.RFC3339Nano,
+	"2006-01-02T15:04:05.999999999",
+	"2006-01-02T15:04Z07:00",
+	"2006-01-02T15:04",
+	"2006-01-02 15:04:05.999999999Z07:00",
+	"2006-01-02 15:04:05.999999999",
+	"2006-01-02 15:04",
+	"2006-01-02",
+	"2006/01/02",
+	"2006-01",
+	"2006/01",
+	"2006",
+}
+
 // parseExtractedEntity reads one element of the entity list.
 func parseExtractedEntity(path string, raw json.RawMessage) (ExtractedEntity, error) {
 	el := extField{path: path, raw: raw}
@@ -808,6 +897,35 @@ func parseExtractedRelation(path string, raw json.RawMessage) (ExtractedRelation
 		if r.Weight, err = f.parseWeight(); err != nil {
 			return ExtractedRelation{}, err
 		}
+	}
+	if f, ok := o.lookup(extValidFromKeys); ok {
+		if r.ValidFrom, err = f.parseDate(); err != nil {
+			return ExtractedRelation{}, err
+		}
+	}
+	if f, ok := o.lookup(extValidToKeys); ok {
+		if r.ValidTo, err = f.parseDate(); err != nil {
+			return ExtractedRelation{}, err
+		}
+	}
+	if f, ok := o.lookup(extEndedKeys); ok {
+		switch string(f.raw) {
+		case "true":
+			r.Ended = true
+		case "false":
+		default:
+			end, err := f.parseDate()
+			if err != nil {
+				return ExtractedRelation{}, err
+			}
+			if r.ValidTo.IsZero() {
+				r.ValidTo = end
+			}
+			r.Ended = true
+		}
+	}
+	if !r.ValidFrom.IsZero() && !r.ValidTo.IsZero() && r.ValidTo.Before(r.ValidFrom) {
+		return ExtractedRelation{}, el.errorf("the end %s is before the start %s", formatValidTime(r.ValidTo), formatValidTime(r.ValidFrom))
 	}
 	if r.SourceType == "" {
 		r.SourceType = srcType

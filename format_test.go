@@ -200,3 +200,45 @@ func jsonUint(n uint64) string {
 	b, _ := json.Marshal(n)
 	return string(b)
 }
+
+// TestGoldenVersion2Open opens the memory files this version wrote before
+// valid times existed (testdata/golden/v2: a version 2 graph snapshot and
+// journal): they read to the state of the same writes, the two with valid
+// times left out, without being rewritten.
+func TestGoldenVersion2Open(t *testing.T) {
+	ctx := context.Background()
+	var k durableKind
+	for _, kk := range durableKinds() {
+		if kk.name == "memory" && kk.variant == "" {
+			k = kk
+		}
+	}
+	writes := k.writes[:len(k.writes)-2] // the last two carry valid times
+	snap, err := os.ReadFile(filepath.Join("testdata", "golden", "v2", "memory.snapshot"))
+	require.NoError(t, err)
+	require.True(t, bytes.HasPrefix(snap, []byte(`{"format":"kgmem-graph","version":2,`)))
+	text, err := os.ReadFile(filepath.Join("testdata", "golden", "v2", "memory.journal.txt"))
+	require.NoError(t, err)
+	var journal []byte
+	for _, p := range strings.Split(strings.TrimSuffix(string(text), "\n"), "\n") {
+		journal = append(journal, frame(p)...)
+	}
+	want, err := k.openDir(t.TempDir(), kgmem.WithSync(kgmem.SyncNone))
+	require.NoError(t, err)
+	defer want.close()
+	for _, w := range writes {
+		require.NoError(t, w(ctx, want))
+	}
+	for _, withSnapshot := range []bool{false, true} {
+		dir := t.TempDir()
+		if withSnapshot {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "memory.snapshot"), snap, 0o600))
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "memory.journal"), journal, 0o600))
+		got, err := k.openDir(dir)
+		require.NoError(t, err)
+		require.Equal(t, want.state(), got.state(), "with snapshot: %v", withSnapshot)
+		require.Zero(t, got.recovery().Upgraded)
+		require.NoError(t, got.close())
+	}
+}

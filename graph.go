@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Sentinel errors. Every error a kgmem method returns for bad input or a
@@ -112,6 +113,15 @@ type Entity struct {
 // 1, so Relation{SourceID: a, TargetID: b, Type: t} is a full-strength
 // fact and GetRelation and Relations return it with Weight 1; there is no
 // way to store a weight of 0.
+//
+// ValidFrom and ValidTo say when the fact held: [ValidFrom, ValidTo), a
+// zero end being open. A relation with neither is valid at every instant.
+// Reads answer as of an instant (TraverseOptions.AsOf, PathOptions.AsOf),
+// by default now, so an ended relation is not walked unless asked for;
+// GetRelation and Relations return the stored record whatever its
+// validity (see RelationsAsOf and History). ValidTo before ValidFrom, or a
+// time outside the years 1 to 9999, is ErrInvalidArgument; times are
+// stored in UTC to the microsecond.
 type Relation struct {
 	SourceID   string            `json:"source_id"`            // the entity the relation starts at; at most MaxIDBytes
 	TargetID   string            `json:"target_id"`            // the entity it ends at (may be SourceID); at most MaxIDBytes
@@ -119,6 +129,8 @@ type Relation struct {
 	Weight     float64           `json:"weight"`               // (0,1], 0 meaning unweighted (stored as 1); the factor a traversal multiplies a path's score by
 	Properties map[string]string `json:"properties,omitempty"` // free-form attributes
 	SourceIDs  []string          `json:"source_ids,omitempty"` // knowledge pages that state it
+	ValidFrom  time.Time         `json:"valid_from,omitzero"`  // when it became true; zero: unknown (see Valid time in the package documentation)
+	ValidTo    time.Time         `json:"valid_to,omitzero"`    // when it stopped being true, exclusive; zero: still true
 }
 
 // RelationKey identifies a relation. It is a struct rather than a joined
@@ -226,6 +238,10 @@ type TraverseOptions struct {
 	// Limit cuts the ordered result to its first Limit entries. 0 means no
 	// cap; negative is ErrInvalidArgument.
 	Limit int
+	// AsOf is the instant the walk is answered at: only relations valid
+	// then are walked. The zero value is now, by the graph's clock;
+	// AllTime walks every relation, ended ones included.
+	AsOf AsOf
 }
 
 // Path is one way from a source entity to a target entity.
@@ -263,6 +279,10 @@ type PathOptions struct {
 	// ErrInvalidArgument. When the cap cuts the search, PathResult.Truncated
 	// is set.
 	MaxNodesPerHop int
+	// AsOf is the instant the paths are answered at, as in
+	// TraverseOptions: the zero value is now, so a path never crosses a
+	// relation that has ended unless AllTime is asked for.
+	AsOf AsOf
 }
 
 // PathResult is the answer of FindPaths.

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/kgmem/kgmem/internal/errmsg"
@@ -26,9 +27,11 @@ type Option interface {
 }
 
 type graphConfig struct {
-	tags       TagConstraints
-	pathBudget int
-	err        error // the first invalid option
+	tags         TagConstraints
+	pathBudget   int
+	clock        func() time.Time
+	singleValued []string
+	err          error // the first invalid option
 }
 
 func (c *graphConfig) fail(format string, args ...any) {
@@ -50,6 +53,11 @@ func newGraphConfig(opts []Option) graphConfig {
 	if c.pathBudget == 0 {
 		c.pathBudget = DefaultPathBudget
 	}
+	if c.clock == nil {
+		c.clock = time.Now
+	}
+	slices.Sort(c.singleValued)
+	c.singleValued = slices.Compact(c.singleValued)
 	c.tags = c.tags.withDefaults()
 	return c
 }
@@ -87,8 +95,10 @@ func WithTagConstraints(tc TagConstraints) Option {
 // The zero value is not usable; call NewInMemoryGraph. All methods are safe
 // for concurrent use.
 type InMemoryGraph struct {
-	tags       TagConstraints // immutable after NewInMemoryGraph
-	pathBudget int            // immutable after NewInMemoryGraph
+	tags         TagConstraints   // immutable after NewInMemoryGraph
+	pathBudget   int              // immutable after NewInMemoryGraph
+	clock        func() time.Time // immutable after NewInMemoryGraph; never nil
+	singleValued []string         // immutable after NewInMemoryGraph; sorted, distinct
 
 	scratch     sync.Pool    // *traversal scratch space, reused across calls; holds no graph state
 	pathScratch sync.Pool    // *pathSearch scratch space, likewise
@@ -110,11 +120,16 @@ type InMemoryGraph struct {
 	//     outKeys[{dst, typ}] == r exactly when r is a live relation from
 	//     the node to dst of type typ. Keys of nodes without outKeys are
 	//     found by scanning out.
+	//   - timed counts the live relations whose more holds a valid time
+	//     (more.timed()); while it is 0, reads never look at validity.
 	//   - types.refs[t] is the number of live relations of type t, and a type
 	//     with no relations is not in types.ids.
 	//   - tagIndex[t] holds exactly the live slots whose entity has tag t, and
 	//     is never empty.
 	//   - names indexes exactly the names and aliases of live entities.
+	//   - sources indexes exactly the SourceIDs of live entities and
+	//     relations (see sourceIndex); changes records every entity write
+	//     (see changeLog).
 	mu        sync.RWMutex
 	ids       map[string]int32
 	nodes     []node
@@ -122,9 +137,12 @@ type InMemoryGraph struct {
 	rels      []relRec
 	freeRels  []int32
 	relCount  int
+	timed     int
 	types     typeTable
 	tagIndex  map[string]map[int32]struct{}
 	names     nameIndex
+	sources   sourceIndex
+	changes   changeLog
 	// journal, when set, records every write before it is applied (see
 	// commit); a write whose record fails is not applied. Set once, by
 	// the durable layer, before the graph is shared.
@@ -227,7 +245,13 @@ type relRec struct {
 type relMore struct {
 	properties map[string]string
 	sourceIDs  []string
+	// from and to are the valid time as stored (see storedTime): 0 when
+	// the start is unknown or the end open.
+	from, to int64
 }
+
+// timed reports whether m holds a valid time; m may be nil.
+func (m *relMore) timed() bool { return m != nil && (m.from != 0 || m.to != 0) }
 
 // relKey is a RelationKey with interned parts.
 type relKey struct{ src, dst, typ int32 }
@@ -287,12 +311,14 @@ var _ KnowledgeGraph = (*InMemoryGraph)(nil)
 func NewInMemoryGraph(opts ...Option) *InMemoryGraph {
 	cfg := newGraphConfig(opts)
 	return &InMemoryGraph{
-		bad:        cfg.err,
-		tags:       cfg.tags,
-		pathBudget: cfg.pathBudget,
-		walkers:    make(chan *walker, idleWalkers),
-		ids:        make(map[string]int32),
-		tagIndex:   make(map[string]map[int32]struct{}),
+		bad:          cfg.err,
+		tags:         cfg.tags,
+		pathBudget:   cfg.pathBudget,
+		clock:        cfg.clock,
+		singleValued: cfg.singleValued,
+		walkers:      make(chan *walker, idleWalkers),
+		ids:          make(map[string]int32),
+		tagIndex:     make(map[string]map[int32]struct{}),
 	}
 }
 
@@ -337,9 +363,11 @@ func (g *InMemoryGraph) putEntity(e *Entity, more *entityMore) {
 	n := &g.nodes[s]
 	g.unindexTags(s, n.tags())
 	g.names.indexNames(s, n, false)
+	g.sources.replaceEntity(s, n.more, more)
 	n.name, n.typ, n.more = e.Name, e.Type, more
 	g.indexTags(s, n.tags())
 	g.names.indexNames(s, n, true)
+	g.changes.record(n.id)
 }
 
 func (g *InMemoryGraph) allocNode(id string) int32 {
@@ -441,6 +469,8 @@ func (g *InMemoryGraph) removeEntity(s int32) int {
 	}
 	g.unindexTags(s, n.tags())
 	g.names.indexNames(s, n, false)
+	g.sources.entity(s, n.more, false)
+	g.changes.record(n.id)
 	delete(g.ids, n.id)
 	*n = node{}
 	g.freeNodes = append(g.freeNodes, s)
@@ -474,6 +504,8 @@ func (g *InMemoryGraph) putRelationTyped(src, dst, t int32, w float64, more *rel
 	k := relKey{src, dst, t}
 	if i, ok := g.findRel(k); ok {
 		rec := &g.rels[i]
+		g.sources.replaceRelation(i, rec.more, more)
+		g.timed += b2i(more.timed()) - b2i(rec.more.timed())
 		rec.w, rec.more = w, more
 		g.nodes[src].out[rec.outPos].w = w
 		g.nodes[dst].in[rec.inPos].w = w
@@ -626,10 +658,18 @@ func (g *InMemoryGraph) endpoints(sourceID, targetID, typ string) (src, dst int3
 }
 
 func newRelMore(r *Relation) *relMore {
-	if len(r.Properties) == 0 && len(r.SourceIDs) == 0 {
+	if len(r.Properties) == 0 && len(r.SourceIDs) == 0 && !r.HasValidity() {
 		return nil
 	}
-	return &relMore{properties: cloneMap(r.Properties), sourceIDs: cloneStrings(r.SourceIDs)}
+	return &relMore{properties: cloneMap(r.Properties), sourceIDs: cloneStrings(r.SourceIDs),
+		from: storedTime(r.ValidFrom), to: storedTime(r.ValidTo)}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // insertRel stores a new relation; the caller has checked that its key is
@@ -651,7 +691,9 @@ func (g *InMemoryGraph) insertRel(k relKey, w float64, more *relMore) {
 	}
 	s.out = append(s.out, adj{to: k.dst, rel: i, w: w})
 	d.in = append(d.in, adj{to: k.src, rel: i, w: w})
+	g.sources.relation(i, more, true)
 	g.relCount++
+	g.timed += b2i(more.timed())
 	switch {
 	case s.outKeys != nil:
 		s.outKeys[outKey{k.dst, k.typ}] = i
@@ -713,6 +755,8 @@ func (g *InMemoryGraph) removeRel(i int32) {
 		}
 	}
 	g.relCount--
+	g.sources.relation(i, rec.more, false)
+	g.timed -= b2i(rec.more.timed())
 	g.types.release(rec.typ, 1)
 	g.rels[i] = relRec{}
 	g.freeRels = append(g.freeRels, i)
@@ -748,6 +792,7 @@ func (g *InMemoryGraph) relation(i int32) Relation {
 	if m := rec.more; m != nil {
 		r.Properties = cloneMap(m.properties)
 		r.SourceIDs = cloneStrings(m.sourceIDs)
+		r.ValidFrom, r.ValidTo = loadTime(m.from), loadTime(m.to)
 	}
 	return r
 }
@@ -951,6 +996,9 @@ func validateRelation(r *Relation) error {
 		return bad("a source ID")
 	case !validMap(r.Properties):
 		return bad("a property")
+	}
+	if err := normalizeValidity(r); err != nil {
+		return fmt.Errorf("kgmem: relation %s: %v: %w", describeKey(r.SourceID, r.Type, r.TargetID), err, ErrInvalidArgument)
 	}
 	r.Weight = storedWeight(r.Weight)
 	return nil

@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -82,6 +83,7 @@ type ingestConfig struct {
 	localIDs      bool
 	policy        WeightPolicy
 	defaultWeight float64
+	singleValued  []string // WithSingleValuedTypes, normalised
 
 	// commit, when set, writes the plan instead of the graph's AddBatch
 	// (Memory.Ingest, which journals the page with it).
@@ -213,6 +215,12 @@ type IngestReport struct {
 	// Skipped lists what was not written and why: entities first, then
 	// relations, each by index.
 	Skipped []SkippedItem
+	// Ended lists the relations that single-valued supersession ended (see
+	// Supersession under Ingest), as written, with their new ValidTo, in
+	// write order; they are also counted in RelationsUpdated (or
+	// RelationsCreated, for a value the same extraction added). Only
+	// written relations are listed.
+	Ended []Relation
 }
 
 // SkippedItem is an extracted entity or relation that Ingest did not
@@ -402,6 +410,8 @@ type ingestPlanner struct {
 	// with one type, for graphs without ingestRelationGetter.
 	graphRels map[[2]string]map[string]Relation
 	report    IngestReport
+	now       time.Time            // the instant the call takes as now (see ingestNow)
+	endedKeys map[RelationKey]bool // relations supersession ended
 }
 
 // Ingest writes an extraction into g: it resolves every extracted entity to
@@ -459,6 +469,38 @@ type ingestPlanner struct {
 // An entity or relation the merge leaves as the graph held it is not
 // written (IngestReport.EntitiesUnchanged, RelationsUnchanged), so
 // ingesting the same extraction twice writes nothing the second time.
+//
+// # Valid time
+//
+// A relation's ValidFrom and ValidTo (see ExtractedRelation) are stored as
+// stated; merging into a held relation replaces each bound the extraction
+// states and keeps the others, so restating a fact without dates changes
+// nothing. A stated start at or after the held relation's end is a new
+// stint: it replaces the held interval, since a key holds one interval. An
+// interval that ends before the held one begins is an earlier stint and is
+// skipped (reported in Skipped). Ended ends the relation at the time of
+// the call (the graph's clock, see Clock) unless ValidTo says when.
+//
+// # Supersession
+//
+// A relation type declared single-valued (WithSingleValuedTypes, or the
+// graph's WithSingleValued) holds one current value per source: where
+// Alice lives. When the extraction writes a value of such a type for a
+// source, Ingest reads every value the source has of that type, ended ones
+// included, and, deterministically, with no model:
+//   - a new value without a start, beside other values, is taken as news
+//     and starts now;
+//   - every open value (no ValidTo) that started no later than the new one
+//     is ended at the new one's start, instead of being deleted or kept as
+//     a second truth; IngestReport.Ended lists them;
+//   - a value that starts before another value already held (an older
+//     fact arriving late) is ended where the next newer value starts, and
+//     ends nothing: it goes into the history.
+//
+// Re-ingesting the same facts changes nothing and writes nothing. To
+// record a move back to an earlier value, state its new start. Values are
+// compared per source and type, targets in ID order, extracted relations
+// in extraction order.
 //
 // # Weights
 //
@@ -528,6 +570,7 @@ func Ingest(ctx context.Context, g KnowledgeGraph, x Extraction, opts ...IngestO
 		names: make(map[string][]ingestName),
 		local: make(map[string]string),
 		rels:  make(map[RelationKey]*ingestRelation),
+		now:   ingestNow(g),
 	}
 	inputs := p.normalizeEntities(x.Entities)
 	if err := p.prefetch(inputs, x.Relations); err != nil {
@@ -535,6 +578,9 @@ func Ingest(ctx context.Context, g KnowledgeGraph, x Extraction, opts ...IngestO
 	}
 	p.planEntities(inputs)
 	if err := p.planRelations(x.Relations); err != nil {
+		return IngestReport{}, p.wrapErr(err)
+	}
+	if err := p.supersede(); err != nil {
 		return IngestReport{}, p.wrapErr(err)
 	}
 	slices.SortStableFunc(p.report.Skipped, func(a, b SkippedItem) int {
@@ -1317,6 +1363,10 @@ func (p *ingestPlanner) planRelations(xs []ExtractedRelation) error {
 			Properties: cloneMap(x.Properties),
 			SourceIDs:  p.sources(),
 		}
+		if reason := plannedValidity(&in, x); reason != "" {
+			skip(shown, reason)
+			continue
+		}
 		if d := strings.TrimSpace(x.Description); d != "" {
 			if _, set := in.Properties["description"]; !set {
 				if in.Properties == nil {
@@ -1327,13 +1377,22 @@ func (p *ingestPlanner) planRelations(xs []ExtractedRelation) error {
 		}
 		key := in.Key()
 		if pr, ok := p.rels[key]; ok {
+			if olderStint(&pr.r, &in) {
+				skip(shown, describeOlderStint(&in, &pr.r))
+				continue
+			}
 			pr.merge(&in, given)
+			mergeValidity(&pr.r, &in, x.Ended, p.now)
 			p.report.RelationsDeduplicated++
 			continue
 		}
 		existing, held, err := p.graphRelation(key)
 		if err != nil {
 			return err
+		}
+		if held && !p.cfg.replace && olderStint(&existing, &in) {
+			skip(shown, describeOlderStint(&in, &existing))
+			continue
 		}
 		pr := &ingestRelation{r: Relation{SourceID: key.SourceID, TargetID: key.TargetID, Type: key.Type, Weight: w}}
 		if held {
@@ -1347,6 +1406,7 @@ func (p *ingestPlanner) planRelations(xs []ExtractedRelation) error {
 			p.report.RelationsCreated++
 		}
 		pr.merge(&in, given)
+		mergeValidity(&pr.r, &in, x.Ended, p.now)
 		p.rels[key] = pr
 		p.relOrder = append(p.relOrder, key)
 	}
@@ -1413,7 +1473,7 @@ func (p *ingestPlanner) graphRelation(k RelationKey) (Relation, bool, error) {
 	held, ok := p.graphRels[ck]
 	if !ok {
 		related, err := p.g.GetRelated(p.ctx, k.SourceID,
-			TraverseOptions{Depth: 1, Direction: Outgoing, RelationTypes: []string{k.Type}})
+			TraverseOptions{Depth: 1, Direction: Outgoing, RelationTypes: []string{k.Type}, AsOf: AsOf{AllTime: true}})
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			return Relation{}, false, err
 		}
@@ -1483,9 +1543,11 @@ func (p *ingestPlanner) apply() (IngestReport, error) {
 		rels, relKinds = append(rels, pr.r), append(relKinds, pr.write)
 	}
 	p.countWritten(entKinds, relKinds)
+	p.listEnded(rels)
 	if p.cfg.commit != nil {
 		if err := p.cfg.commit(p.ctx, ents, rels); err != nil {
 			p.countWritten(nil, nil)
+			p.listEnded(nil)
 			return p.report, p.wrapErr(err)
 		}
 		return p.report, nil
@@ -1496,6 +1558,7 @@ func (p *ingestPlanner) apply() (IngestReport, error) {
 		}
 		if err := b.AddBatch(p.ctx, ents, rels); err != nil {
 			p.countWritten(nil, nil)
+			p.listEnded(nil)
 			return p.report, p.wrapErr(err)
 		}
 		return p.report, nil
@@ -1503,16 +1566,29 @@ func (p *ingestPlanner) apply() (IngestReport, error) {
 	for i := range ents {
 		if err := p.g.AddEntity(p.ctx, ents[i]); err != nil {
 			p.countWritten(entKinds[:i], nil)
+			p.listEnded(nil)
 			return p.report, p.wrapErr(err)
 		}
 	}
 	for i := range rels {
 		if err := p.g.AddRelation(p.ctx, rels[i]); err != nil {
 			p.countWritten(entKinds, relKinds[:i])
+			p.listEnded(rels[:i])
 			return p.report, p.wrapErr(err)
 		}
 	}
 	return p.report, nil
+}
+
+// listEnded sets the report's Ended to the relations of rels, written,
+// that supersession ended.
+func (p *ingestPlanner) listEnded(rels []Relation) {
+	p.report.Ended = nil
+	for i := range rels {
+		if p.endedKeys[rels[i].Key()] {
+			p.report.Ended = append(p.report.Ended, cloneRelation(rels[i]))
+		}
+	}
 }
 
 // countWritten sets the report's counts of written items to those of the
@@ -1557,5 +1633,6 @@ func sameEntity(orig, e *Entity, maxTags int) bool {
 // orig as it is.
 func sameRelation(orig, r *Relation) bool {
 	return orig.Key() == r.Key() && orig.Weight == storedWeight(r.Weight) &&
-		slices.Equal(orig.SourceIDs, r.SourceIDs) && maps.Equal(orig.Properties, r.Properties)
+		slices.Equal(orig.SourceIDs, r.SourceIDs) && maps.Equal(orig.Properties, r.Properties) &&
+		orig.ValidFrom.Equal(r.ValidFrom) && orig.ValidTo.Equal(r.ValidTo)
 }

@@ -47,6 +47,7 @@ func (g *InMemoryGraph) checkInvariants() error {
 		freeRel[r] = true
 	}
 	liveRels, typeRefs, keys := 0, make(map[int32]int32), make(map[relKey]int32)
+	timed := 0
 	for i := range g.rels {
 		r := &g.rels[i]
 		if r.live == freeRel[int32(i)] {
@@ -56,6 +57,9 @@ func (g *InMemoryGraph) checkInvariants() error {
 			continue
 		}
 		liveRels++
+		if r.more.timed() {
+			timed++
+		}
 		typeRefs[r.typ]++
 		if !g.nodes[r.src].live() || !g.nodes[r.dst].live() {
 			return fmt.Errorf("relation slot %d joins a free node slot", i)
@@ -79,6 +83,9 @@ func (g *InMemoryGraph) checkInvariants() error {
 	}
 	if liveRels != g.relCount {
 		return fmt.Errorf("%d live relations but relCount %d", liveRels, g.relCount)
+	}
+	if timed != g.timed {
+		return fmt.Errorf("%d live relations with a valid time but timed %d", timed, g.timed)
 	}
 	for s := range g.nodes {
 		n := &g.nodes[s]
@@ -156,7 +163,41 @@ func (g *InMemoryGraph) checkInvariants() error {
 	if !sameNameIndex(&fresh, &g.names) {
 		return fmt.Errorf("name index differs from one rebuilt from the entities:\n got %+v\nwant %+v", g.names, fresh)
 	}
+	var sources sourceIndex
+	for s := range g.nodes {
+		if g.nodes[s].live() {
+			sources.entity(int32(s), g.nodes[s].more, true)
+		}
+	}
+	for i := range g.rels {
+		if g.rels[i].live {
+			sources.relation(int32(i), g.rels[i].more, true)
+		}
+	}
+	if !sameCitations(sources.ents, g.sources.ents) || !sameCitations(sources.rels, g.sources.rels) {
+		return fmt.Errorf("source index differs from one rebuilt from the entities and relations:\n got %+v\nwant %+v", g.sources, sources)
+	}
+	if g.changes.version != g.changes.base+uint64(len(g.changes.events)) || len(g.changes.events) > 2*maxChangeLog {
+		return fmt.Errorf("change log: version %d, base %d, %d events", g.changes.version, g.changes.base, len(g.changes.events))
+	}
 	return nil
+}
+
+func sameCitations(a, b map[string]map[int32]struct{}) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for p, set := range a {
+		if len(b[p]) != len(set) || len(set) == 0 {
+			return false
+		}
+		for s := range set {
+			if _, ok := b[p][s]; !ok {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func sameNameIndex(a, b *nameIndex) bool {

@@ -77,6 +77,22 @@ func (it RetrievalItem) ID() string {
 	return ""
 }
 
+// Text returns the item's text, the one MMR compares and a Reranker may
+// read: a page's title and content, or an entity's name, aliases and
+// description (see EntityText).
+func (it RetrievalItem) Text() string {
+	switch {
+	case it.Kind == ItemPage && it.Page != nil:
+		if it.Page.Title == "" {
+			return it.Page.Content
+		}
+		return it.Page.Title + "\n" + it.Page.Content
+	case it.Kind == ItemEntity && it.Entity != nil:
+		return EntityText(*it.Entity)
+	}
+	return ""
+}
+
 // Explain renders the item's path as one readable line, for example
 // `张三 —works_on→ 项目A (works_on ← "负责"; project ← "什么项目")`: entity
 // names joined by the relation types walked, with the arrow pointing the way
@@ -85,7 +101,8 @@ func (it RetrievalItem) ID() string {
 // hop (Matched) and the entity's type (TypeCue). A page that a found entity
 // cites renders as the path to that entity followed by "—mentioned_in→" and
 // the page's title (or ID); a page only the text search found renders as
-// its title (or ID).
+// its title (or ID). A relation with a valid time shows it after the
+// entity it leads to: `Alice —works_on→ Apollo (2024-03 → 2025-06)`.
 func (it RetrievalItem) Explain() string {
 	path := it.pathString()
 	var why []string
@@ -131,6 +148,11 @@ func (it RetrievalItem) pathString() string {
 			b.WriteString(" — ")
 		}
 		b.WriteString(name(i))
+		if i-1 < len(it.Relations) {
+			if v := it.Relations[i-1].ValidityString(); v != "" {
+				b.WriteString(" (" + v + ")")
+			}
+		}
 	}
 	if it.Kind == ItemPage && it.Page != nil {
 		b.WriteString(" —mentioned_in→ ")
@@ -166,6 +188,17 @@ type RetrievalStats struct {
 	Linked int
 	// Surfaced is how many pages were added because entities cite them.
 	Surfaced int
+	// LinkedByMeaning is how many of Linked were linked by meaning (see
+	// WithLinkEmbedder).
+	LinkedByMeaning int
+	// Seeded is how many entities the top content hits seeded the graph
+	// channel with (see SeedMode), over all graphs.
+	Seeded int
+	// Seed is the wall time of the seeded walks, which start once the
+	// content channel answered; it is part of Graph.Duration and Total.
+	Seed time.Duration
+	// Reranked is how many items the Reranker rescored (see WithReranker).
+	Reranked int
 	// Total is the wall time of the whole call.
 	Total time.Duration
 }

@@ -8,8 +8,12 @@
 //
 //	{"format":"kgmem-graph","version":2,"seq":S,"entities":N,"relations":M}
 //
-// format is always "kgmem-graph"; kgmem writes version 2 and reads 1 and 2
-// (the lines are the same; version 1 came before durable page stores).
+// format is always "kgmem-graph"; kgmem reads versions 1, 2 and 3 (the
+// lines are the same; version 1 came before durable page stores, and
+// version 3 is the one whose relations may carry valid_from and valid_to,
+// RFC 3339 times in UTC). It writes version 3 when a relation has a valid
+// time and version 2 otherwise, so a graph that uses no valid time is
+// written byte for byte as before and older readers still read it.
 // seq is present only in the snapshot of a durable graph or memory (see
 // Durable memory): the sequence number of the last journal record the
 // snapshot holds. entities and relations count the lines that follow: N
@@ -75,13 +79,17 @@ import (
 const (
 	graphFormat = "kgmem-graph" // the format name in a graph snapshot's header
 	pagesFormat = "kgmem-pages" // the format name in a page snapshot's header
-	// snapshotVersion is the snapshot format version kgmem writes; it
-	// reads this one and version 1.
+	// snapshotVersion is the snapshot format version kgmem writes for
+	// page stores and for graphs without valid times; it reads this one
+	// and version 1.
 	snapshotVersion = 2
 	// pagesVectorVersion is the page snapshot version of a store with an
 	// embedder: version 2 with the model in the header and a vector on
 	// each page's line. A store without one writes version 2.
 	pagesVectorVersion = 3
+	// timedSnapshotVersion is the version of a graph snapshot that holds
+	// a relation with a valid time (valid_from, valid_to).
+	timedSnapshotVersion = 3
 	// maxLineSize is the longest snapshot line, newline excluded, that
 	// kgmem writes or reads: 64 MiB. It bounds the memory a hostile
 	// snapshot can make a reader allocate for one line.
@@ -90,6 +98,10 @@ const (
 
 // readableVersion reports whether a reader understands snapshot version v.
 func readableVersion(v int) bool { return v == 1 || v == snapshotVersion }
+
+// readableGraphVersion reports whether a reader understands graph
+// snapshot version v.
+func readableGraphVersion(v int) bool { return readableVersion(v) || v == timedSnapshotVersion }
 
 // preallocCap bounds how many items a reader reserves room for on the word
 // of a header alone; past it, collections grow as lines arrive, at most
@@ -224,8 +236,15 @@ func (d *graphData) WriteTo(w io.Writer) (int64, error) {
 
 // writeLines writes d, sorted, as the lines of a snapshot.
 func (d *graphData) writeLines(lw *lineWriter) {
+	version := snapshotVersion
+	for i := range d.relations {
+		if d.relations[i].HasValidity() {
+			version = timedSnapshotVersion
+			break
+		}
+	}
 	lw.encode(snapshotHeader{
-		Format: graphFormat, Version: snapshotVersion, Seq: d.seq,
+		Format: graphFormat, Version: version, Seq: d.seq,
 		Entities: int64(len(d.entities)), Relations: int64(len(d.relations)),
 	})
 	for _, k := range d.entityOrder {
@@ -284,7 +303,7 @@ func (lw *lineWriter) encode(v any) {
 // JSON, and reports whether it did. It skips encoding/json's reflection
 // for the commonest line of a large snapshot.
 func (lw *lineWriter) plainRelation(r *Relation) bool {
-	if lw.err != nil || r.Properties != nil || r.SourceIDs != nil ||
+	if lw.err != nil || r.Properties != nil || r.SourceIDs != nil || r.HasValidity() ||
 		!plainJSON(r.SourceID) || !plainJSON(r.TargetID) || !plainJSON(r.Type) {
 		return false
 	}
@@ -411,7 +430,7 @@ func (g *InMemoryGraph) ReadFrom(r io.Reader) (int64, error) {
 
 // newEmpty returns an empty graph with g's options and no journal.
 func (g *InMemoryGraph) newEmpty() *InMemoryGraph {
-	return NewInMemoryGraph(WithTagConstraints(g.tags), WithPathBudget(g.pathBudget))
+	return NewInMemoryGraph(WithTagConstraints(g.tags), WithPathBudget(g.pathBudget), WithClock(g.clock), WithSingleValued(g.singleValued...))
 }
 
 // adopt moves the contents of fresh, a graph nobody else holds, into g;
@@ -424,9 +443,12 @@ func (g *InMemoryGraph) adopt(fresh *InMemoryGraph) {
 	g.rels = fresh.rels
 	g.freeRels = fresh.freeRels
 	g.relCount = fresh.relCount
+	g.timed = fresh.timed
 	g.types = fresh.types
 	g.tagIndex = fresh.tagIndex
 	g.names = fresh.names
+	g.sources = fresh.sources
+	g.changes.reset()
 }
 
 // readGraph reads a graph snapshot from r into g, an empty graph that
@@ -455,8 +477,8 @@ func readGraphLines(lr *lineReader, g *InMemoryGraph) (*InMemoryGraph, snapshotH
 	if h.Format != graphFormat {
 		return nil, h, lr.invalid("format %s, want %q", quote.Value(h.Format), graphFormat)
 	}
-	if !readableVersion(h.Version) {
-		return nil, h, lr.invalid("unsupported version %d, want %d", h.Version, snapshotVersion)
+	if !readableGraphVersion(h.Version) {
+		return nil, h, lr.invalid("unsupported version %d, want %d or %d", h.Version, snapshotVersion, timedSnapshotVersion)
 	}
 	if h.Entities < 0 || h.Relations < 0 {
 		return nil, h, lr.invalid("negative count: %d entities, %d relations", h.Entities, h.Relations)
@@ -524,6 +546,9 @@ func readGraphLines(lr *lineReader, g *InMemoryGraph) (*InMemoryGraph, snapshotH
 		}
 		if err := validateRelation(&r); err != nil {
 			return nil, h, lr.wrap(err)
+		}
+		if r.HasValidity() && h.Version < timedSnapshotVersion {
+			return nil, h, lr.invalid("relation %q -[%s]-> %q: a valid time in a version %d snapshot", r.SourceID, r.Type, r.TargetID, h.Version)
 		}
 		if !fast {
 			si, ok1 := ids[r.SourceID]

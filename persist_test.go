@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
@@ -70,6 +71,15 @@ func randomGraphOps(rng *rand.Rand, n, m int) []graphOp {
 		}
 		for range rng.IntN(3) {
 			r.SourceIDs = append(r.SourceIDs, fmt.Sprintf("page-%d", rng.IntN(8)))
+		}
+		switch rng.IntN(6) {
+		case 0: // started, still true; in a zone other than UTC, to the nanosecond
+			r.ValidFrom = time.Date(2000+rng.IntN(30), time.Month(1+rng.IntN(12)), 1+rng.IntN(28), rng.IntN(24), 0, 0, rng.IntN(1e9), time.FixedZone("X", 3600*(rng.IntN(25)-12)))
+		case 1: // ended
+			from := time.Date(2000+rng.IntN(30), 1, 1, 0, 0, 0, 0, time.UTC)
+			r.ValidFrom, r.ValidTo = from, from.AddDate(0, rng.IntN(40), 0)
+		case 2: // start unknown, ended
+			r.ValidTo = time.Date(2000+rng.IntN(30), 6, 1, 0, 0, 0, 0, time.UTC)
 		}
 		return r
 	}
@@ -349,7 +359,7 @@ func TestSnapshotCorrupt(t *testing.T) {
 		{"bad JSON", edit(2, `{"id":"b","name":}`+"\n"), 3, "invalid character"},
 		{"header not JSON", edit(0, "kgmem-graph 1\n"), 1, "header"},
 		{"wrong format", edit(0, `{"format":"kgmem-pages","version":1,"entities":3,"relations":2}`+"\n"), 1, "format"},
-		{"wrong version", edit(0, `{"format":"kgmem-graph","version":3,"entities":3,"relations":2}`+"\n"), 1, "version 3"},
+		{"wrong version", edit(0, `{"format":"kgmem-graph","version":4,"entities":3,"relations":2}`+"\n"), 1, "version 4"},
 		{"negative count", edit(0, `{"format":"kgmem-graph","version":1,"entities":-1,"relations":2}`+"\n"), 1, "negative"},
 		{"unknown header field", edit(0, `{"format":"kgmem-graph","version":1,"entities":3,"relations":2,"x":1}`+"\n"), 1, "unknown field"},
 		{"unknown entity field", edit(2, `{"id":"b","name":"B","colour":"red"}`+"\n"), 3, "unknown field"},
@@ -488,8 +498,8 @@ func TestReadFromTagLimit(t *testing.T) {
 // on purpose. A field added to InMemoryGraph fails this test until it is
 // placed in one list (and, if it holds graph state, moved by adopt).
 func TestAdoptMovesEveryField(t *testing.T) {
-	moved := []string{"ids", "nodes", "freeNodes", "rels", "freeRels", "relCount", "types", "tagIndex", "names"}
-	kept := []string{"tags", "pathBudget", "scratch", "pathScratch", "walkers", "mu", "journal", "closed", "bad"}
+	moved := []string{"ids", "nodes", "freeNodes", "rels", "freeRels", "relCount", "timed", "types", "tagIndex", "names", "sources"}
+	kept := []string{"tags", "pathBudget", "clock", "singleValued", "scratch", "pathScratch", "walkers", "mu", "journal", "closed", "bad", "changes"}
 	var fields []string
 	typ := reflect.TypeFor[InMemoryGraph]()
 	for i := range typ.NumField() {

@@ -2,8 +2,180 @@ package kgmem
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
+
+	"github.com/kgmem/kgmem/internal/quote"
 )
+
+// SourceIndex is implemented by graphs that can say which entities cite
+// given knowledge pages (Entity.SourceIDs) without scanning every entity.
+// MemoryRetriever uses it to seed the graph channel with the entities the
+// top content hits mention (see RetrieverConfig.Seed); InMemoryGraph and
+// pgraph.Graph implement it.
+type SourceIndex interface {
+	// EntitiesCitedBy returns, for each page ID of pageIDs, the IDs of the
+	// live entities whose SourceIDs hold it, sorted; pages nothing cites
+	// are absent from the map. An empty, whitespace-only or invalid page ID
+	// returns an error wrapping ErrInvalidArgument. A done ctx returns
+	// ctx.Err().
+	EntitiesCitedBy(ctx context.Context, pageIDs []string) (map[string][]string, error)
+}
+
+var _ SourceIndex = (*InMemoryGraph)(nil)
+
+// sourceIndex maps the page IDs that entities and relations cite to the
+// slots citing them. Its zero value is empty and usable.
+//
+// Invariant (with the graph's mu): ents[p] holds exactly the live entity
+// slots whose SourceIDs contain p, rels[p] the live relation slots whose
+// SourceIDs contain p, and neither holds an empty set.
+type sourceIndex struct {
+	ents map[string]map[int32]struct{}
+	rels map[string]map[int32]struct{}
+}
+
+func indexSlot(m *map[string]map[int32]struct{}, ids []string, s int32) {
+	for _, id := range ids {
+		if *m == nil {
+			*m = make(map[string]map[int32]struct{})
+		}
+		set := (*m)[id]
+		if set == nil {
+			set = make(map[int32]struct{}, 1)
+			(*m)[id] = set
+		}
+		set[s] = struct{}{}
+	}
+}
+
+func unindexSlot(m map[string]map[int32]struct{}, ids []string, s int32) {
+	for _, id := range ids {
+		if set := m[id]; set != nil {
+			delete(set, s)
+			if len(set) == 0 {
+				delete(m, id)
+			}
+		}
+	}
+}
+
+// entity and relation record that slot s cites ids (add) or no longer
+// does; the caller holds the graph's mu for writing.
+func (x *sourceIndex) entity(s int32, more *entityMore, add bool) {
+	if more == nil || len(more.sourceIDs) == 0 {
+		return
+	}
+	if add {
+		indexSlot(&x.ents, more.sourceIDs, s)
+	} else {
+		unindexSlot(x.ents, more.sourceIDs, s)
+	}
+}
+
+func (x *sourceIndex) relation(i int32, more *relMore, add bool) {
+	if more == nil || len(more.sourceIDs) == 0 {
+		return
+	}
+	if add {
+		indexSlot(&x.rels, more.sourceIDs, i)
+	} else {
+		unindexSlot(x.rels, more.sourceIDs, i)
+	}
+}
+
+// replaceEntity and replaceRelation record that slot s, citing the
+// sources of old, now cites those of new. When new only appends to old —
+// an entity or relation that one more page states, as ingest writes it —
+// only the appended IDs are indexed, so a write costs what it adds rather
+// than the length of the list.
+func (x *sourceIndex) replaceEntity(s int32, old, new *entityMore) {
+	if o, n := moreSources(old), moreSources(new); isPrefix(o, n) {
+		if len(n) > len(o) {
+			indexSlot(&x.ents, n[len(o):], s)
+		}
+		return
+	}
+	x.entity(s, old, false)
+	x.entity(s, new, true)
+}
+
+func (x *sourceIndex) replaceRelation(i int32, old, new *relMore) {
+	var o, n []string
+	if old != nil {
+		o = old.sourceIDs
+	}
+	if new != nil {
+		n = new.sourceIDs
+	}
+	if isPrefix(o, n) {
+		if len(n) > len(o) {
+			indexSlot(&x.rels, n[len(o):], i)
+		}
+		return
+	}
+	x.relation(i, old, false)
+	x.relation(i, new, true)
+}
+
+func moreSources(m *entityMore) []string {
+	if m == nil {
+		return nil
+	}
+	return m.sourceIDs
+}
+
+// isPrefix reports whether a is a prefix of b.
+func isPrefix(a, b []string) bool {
+	return len(a) <= len(b) && slices.Equal(a, b[:len(a)])
+}
+
+// sortedSlots returns the slots of set in ascending order.
+func sortedSlots(set map[int32]struct{}) []int32 {
+	out := make([]int32, 0, len(set))
+	for s := range set {
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// EntitiesCitedBy returns, for each of pageIDs, the IDs of the entities
+// whose SourceIDs cite it, sorted; pages nothing cites are absent. It
+// reads an index kept on every write: the cost is O(pages + entities
+// returned), whatever the size of the graph. An empty, whitespace-only
+// or invalid page ID returns an error wrapping ErrInvalidArgument.
+func (g *InMemoryGraph) EntitiesCitedBy(ctx context.Context, pageIDs []string) (map[string][]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for _, id := range pageIDs {
+		if err := validateSourceID(id); err != nil {
+			return nil, fmt.Errorf("kgmem: entities cited by page %s: %w", quote.Value(id), err)
+		}
+	}
+	if err := g.rlock(); err != nil {
+		return nil, err
+	}
+	out := make(map[string][]string)
+	for _, p := range pageIDs {
+		set := g.sources.ents[p]
+		if len(set) == 0 || out[p] != nil {
+			continue
+		}
+		ids := make([]string, 0, len(set))
+		for s := range set {
+			ids = append(ids, g.nodes[s].id)
+		}
+		out[p] = ids
+	}
+	g.mu.RUnlock()
+	for _, ids := range out {
+		slices.SortFunc(ids, strings.Compare)
+	}
+	return out, nil
+}
 
 // RemoveSourceReport says what RemoveSource changed.
 type RemoveSourceReport struct {
@@ -20,7 +192,8 @@ type RemoveSourceReport struct {
 // it happens under one write lock, so readers see the graph before or
 // after, never in between. An empty or invalid sourceID returns
 // ErrInvalidArgument; a source nothing cites is not an error (the report
-// is zero). Cost: O(entities + relations), a full scan.
+// is zero). Cost: O(what cites the source), read from an index kept on
+// every write (see SourceIndex), plus the cascade of removed entities.
 func (g *InMemoryGraph) RemoveSource(ctx context.Context, sourceID string) (RemoveSourceReport, error) {
 	m := &mutation{Op: opRemoveSource, ID: sourceID}
 	if err := g.apply(ctx, m); err != nil {
@@ -31,34 +204,24 @@ func (g *InMemoryGraph) RemoveSource(ctx context.Context, sourceID string) (Remo
 
 // cites reports whether any entity or relation cites sourceID.
 func (g *InMemoryGraph) cites(sourceID string) bool {
-	for i := range g.nodes {
-		if m := g.nodes[i].more; m != nil && slices.Contains(m.sourceIDs, sourceID) {
-			return true
-		}
-	}
-	for i := range g.rels {
-		if m := g.rels[i].more; m != nil && slices.Contains(m.sourceIDs, sourceID) {
-			return true
-		}
-	}
-	return false
+	return len(g.sources.ents[sourceID]) > 0 || len(g.sources.rels[sourceID]) > 0
 }
 
 // removeSource does RemoveSource's work; the caller holds g.mu for writing.
 func (g *InMemoryGraph) removeSource(sourceID string) RemoveSourceReport {
 	var rep RemoveSourceReport
+	// Slots in ascending order, as a scan would meet them.
 	var deadRels []int32
-	for i := range g.rels {
+	for _, i := range sortedSlots(g.sources.rels[sourceID]) {
 		rec := &g.rels[i]
-		if !rec.live || rec.more == nil || !slices.Contains(rec.more.sourceIDs, sourceID) {
-			continue
-		}
 		left := slices.DeleteFunc(slices.Clone(rec.more.sourceIDs), func(s string) bool { return s == sourceID })
 		if len(left) == 0 {
-			deadRels = append(deadRels, int32(i))
+			deadRels = append(deadRels, i)
 			continue
 		}
-		rec.more = &relMore{properties: rec.more.properties, sourceIDs: left}
+		g.sources.relation(i, rec.more, false)
+		rec.more = &relMore{properties: rec.more.properties, sourceIDs: left, from: rec.more.from, to: rec.more.to}
+		g.sources.relation(i, rec.more, true)
 		rep.RelationsUpdated++
 	}
 	for _, i := range deadRels {
@@ -66,19 +229,19 @@ func (g *InMemoryGraph) removeSource(sourceID string) RemoveSourceReport {
 		rep.RelationsRemoved++
 	}
 	var deadNodes []string
-	for s := range g.nodes {
+	for _, s := range sortedSlots(g.sources.ents[sourceID]) {
 		n := &g.nodes[s]
-		if !n.live() || n.more == nil || !slices.Contains(n.more.sourceIDs, sourceID) {
-			continue
-		}
 		left := slices.DeleteFunc(slices.Clone(n.more.sourceIDs), func(x string) bool { return x == sourceID })
 		if len(left) == 0 {
 			deadNodes = append(deadNodes, n.id)
 			continue
 		}
+		g.sources.entity(s, n.more, false)
 		more := *n.more
 		more.sourceIDs = left
 		n.more = &more
+		g.sources.entity(s, n.more, true)
+		g.changes.record(n.id)
 		rep.EntitiesUpdated++
 	}
 	for _, id := range deadNodes {

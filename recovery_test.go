@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/kgmemtest"
@@ -109,6 +110,17 @@ func durableKinds() []durableKind {
 			})
 		return err
 	})
+	// Writes with valid times, which make the memory's snapshot version
+	// 3; the files before them are kept in testdata/golden/v2.
+	memoryWrites = append(memoryWrites,
+		func(ctx context.Context, o *opened) error {
+			return o.graph.AddRelation(ctx, kgmem.Relation{SourceID: "person:alice", TargetID: "person:dave", Type: "worked_with",
+				ValidFrom: time.Date(2023, 3, 1, 0, 0, 0, 0, time.UTC), ValidTo: time.Date(2024, 6, 15, 12, 30, 0, 123456000, time.UTC)})
+		},
+		func(ctx context.Context, o *opened) error {
+			return o.graph.AddBatch(ctx, nil, []kgmem.Relation{{SourceID: "person:dave", TargetID: "person:alice", Type: "reports_to",
+				ValidFrom: time.Date(2025, 1, 1, 0, 0, 0, 0, time.FixedZone("CET", 3600))}})
+		})
 	kinds := []durableKind{
 		{name: "graph", writes: graphWrites, openDir: func(dir string, opts ...kgmem.DurableOption) (*opened, error) {
 			g, err := kgmem.OpenGraph(dir, opts...)

@@ -125,6 +125,7 @@ func (g *InMemoryGraph) setTags(s int32, tags []string) {
 		n.more = &entityMore{tags: tags}
 	}
 	g.indexTags(s, tags)
+	g.changes.record(n.id)
 }
 
 // FindTags returns, sorted, every tag in use that starts with prefix after

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/kgmem/kgmem/internal/quote"
@@ -57,7 +58,7 @@ func TraverseRelated(ctx context.Context, n Neighborhood, start string, opts Tra
 		}
 		return nil, errmsg.Wrapf(err, "kgmem: related to entity %s", quote.Value(start))
 	}
-	st := newNeighborStep(n, opts.RelationTypes)
+	st := newNeighborStep(n, opts.RelationTypes, opts.AsOf)
 	return getRelated(ctx, st, new(traversal), st.intern(start), opts)
 }
 
@@ -94,7 +95,7 @@ func TraversePaths(ctx context.Context, n Neighborhood, sourceID, targetID strin
 	if budget <= 0 {
 		budget = DefaultPathBudget
 	}
-	st := newNeighborStep(n, opts.RelationTypes)
+	st := newNeighborStep(n, opts.RelationTypes, opts.AsOf)
 	return searchPaths(ctx, new(pathSearch), st, st.intern(sourceID), st.intern(targetID), opts, budget)
 }
 
@@ -112,10 +113,23 @@ type neighborStep struct {
 	typeIDs   map[string]int32 // relation type → type handle, for the walk search
 	typeNames []string
 	relTypes  []int32 // relation handle → type handle
+	at        instant // relations not valid then are dropped
 }
 
-func newNeighborStep(n Neighborhood, types []string) *neighborStep {
-	return &neighborStep{n: n, types: types, handles: make(map[string]int32)}
+// Clock is implemented by graph backends and Neighborhoods that have their
+// own idea of "now" (a fixed clock in tests, see WithClock): the traversal
+// algorithms answer a read with a zero AsOf at the time Now returns, and
+// at time.Now otherwise.
+type Clock interface {
+	Now() time.Time
+}
+
+func newNeighborStep(n Neighborhood, types []string, a AsOf) *neighborStep {
+	now := time.Now
+	if c, ok := n.(Clock); ok {
+		now = c.Now
+	}
+	return &neighborStep{n: n, types: types, handles: make(map[string]int32), at: a.resolve(now)}
 }
 
 func (s *neighborStep) intern(id string) int32 {
@@ -176,6 +190,9 @@ func (s *neighborStep) expand(ctx context.Context, frontier []int32, dir Directi
 			bad = fmt.Errorf("kgmem: neighborhood reported relation %s with weight %v outside the request: %w",
 				describeKey(r.SourceID, r.Type, r.TargetID), r.Weight, ErrInvalidArgument)
 			return
+		}
+		if !s.at.admitsRelation(&r) {
+			return // not valid at the instant read: as if not stored
 		}
 		if scanned == limit {
 			cut = true
@@ -288,12 +305,15 @@ type NeighborhoodReader interface {
 }
 
 // relatedNeighborhood reads any KnowledgeGraph as a Neighborhood through
-// GetRelated (one hop) and GetEntity.
-type relatedNeighborhood struct{ g KnowledgeGraph }
+// GetRelated (one hop) and GetEntity, as of asOf.
+type relatedNeighborhood struct {
+	g    KnowledgeGraph
+	asOf AsOf
+}
 
 func (n relatedNeighborhood) Neighbors(ctx context.Context, ids []string, dir Direction, types []string, visit func(from int, r Relation)) error {
 	for i, id := range ids {
-		related, err := n.g.GetRelated(ctx, id, TraverseOptions{Depth: 1, Direction: dir, RelationTypes: types})
+		related, err := n.g.GetRelated(ctx, id, TraverseOptions{Depth: 1, Direction: dir, RelationTypes: types, AsOf: n.asOf})
 		if errors.Is(err, ErrNotFound) {
 			continue // removed since the walk reached it
 		}
@@ -307,6 +327,14 @@ func (n relatedNeighborhood) Neighbors(ctx context.Context, ids []string, dir Di
 		}
 	}
 	return nil
+}
+
+// Now is the graph's clock when it has one (see Clock), else time.Now.
+func (n relatedNeighborhood) Now() time.Time {
+	if c, ok := n.g.(Clock); ok {
+		return c.Now()
+	}
+	return time.Now()
 }
 
 func (n relatedNeighborhood) Entities(ctx context.Context, ids []string) ([]Entity, error) {

@@ -29,8 +29,9 @@ import (
 //     then the smallest Name, then the smallest Type, so the order of the
 //     slices never changes the output. Pages with the same ID are merged the
 //     same way by Title.
-//   - A relation key may appear more than once; it is drawn once, with the
-//     greatest weight among the copies. Duplicate citations are drawn once.
+//   - A relation key may appear more than once; it is drawn once: the
+//     copy with the greatest weight, then the latest end, then the latest
+//     start. Duplicate citations are drawn once.
 //   - A relation or citation whose endpoint is not in the subgraph is
 //     dropped: the writers never draw an edge to an undeclared node.
 //   - Entities are drawn in ID order, then pages in ID order; relations in
@@ -42,7 +43,9 @@ type Subgraph struct {
 	// name is empty) and Type.
 	Entities []Entity
 	// Relations are the edges between entities, labelled with their Type
-	// and Weight.
+	// and Weight, and with their valid time on a second line when they
+	// have one ("2024-03 → 2025-06"). A relation with a ValidTo, a fact
+	// that ended, is drawn dashed (DOT style "dashed", Mermaid "-.->").
 	Relations []Relation
 	// Pages are knowledge pages, drawn with a shape of their own.
 	Pages []KnowledgePage
@@ -243,7 +246,7 @@ func WriteDOT(w io.Writer, sg Subgraph, opts VisualOptions) error {
 	}
 	for _, e := range d.edges {
 		fmt.Fprintf(&b, "\t%s -> %s [label=%s", dotID(&d.nodes[e.from]), dotID(&d.nodes[e.to]), dotQuote(e.label))
-		if e.citation {
+		if e.citation || e.ended {
 			b.WriteString(", style=\"dashed\"")
 		}
 		if e.highlight {
@@ -295,7 +298,7 @@ func WriteMermaid(w io.Writer, sg Subgraph, opts VisualOptions) error {
 	}
 	for i, e := range d.edges {
 		arrow := "-->"
-		if e.citation {
+		if e.citation || e.ended {
 			arrow = "-.->"
 		}
 		fmt.Fprintf(&b, "    n%d %s|\"%s\"| n%d\n", e.from, arrow, mermaidEscape(e.label), e.to)
@@ -342,6 +345,7 @@ type drawEdge struct {
 	from, to  int // indexes into drawing.nodes
 	label     string
 	citation  bool
+	ended     bool // a relation with a ValidTo: a fact that ended (or will)
 	highlight bool
 }
 
@@ -396,13 +400,14 @@ func prepare(sg Subgraph, opts VisualOptions) (*drawing, error) {
 			pages[p.ID] = p
 		}
 	}
-	relations := make(map[RelationKey]float64, len(sg.Relations))
+	relations := make(map[RelationKey]Relation, len(sg.Relations))
 	for _, r := range sg.Relations {
 		if err := checkRelation(r); err != nil {
 			return nil, err
 		}
-		if w, ok := relations[r.Key()]; !ok || storedWeight(r.Weight) > w {
-			relations[r.Key()] = storedWeight(r.Weight) // 0 is unweighted, as in the graph
+		r.Weight = storedWeight(r.Weight) // 0 is unweighted, as in the graph
+		if old, ok := relations[r.Key()]; !ok || preferRelation(r, old) {
+			relations[r.Key()] = r
 		}
 	}
 	citations := make(map[Citation]struct{}, len(sg.Citations))
@@ -446,12 +451,16 @@ func prepare(sg Subgraph, opts VisualOptions) (*drawing, error) {
 		if !ok1 || !ok2 {
 			continue
 		}
+		r := relations[k]
 		label := k.Type
 		if !opts.HideWeights {
-			label += " " + strconv.FormatFloat(relations[k], 'g', 3, 64)
+			label += " " + strconv.FormatFloat(r.Weight, 'g', 3, 64)
+		}
+		if v := r.ValidityString(); v != "" {
+			label += "\n" + v
 		}
 		relEdge[k] = len(d.edges)
-		d.edges = append(d.edges, drawEdge{from: from, to: to, label: labelText(label)})
+		d.edges = append(d.edges, drawEdge{from: from, to: to, label: labelText(label), ended: !r.ValidTo.IsZero()})
 	}
 	for _, c := range sortedKeys(citations, compareCitations) {
 		from, ok1 := entityIdx[c.EntityID]
@@ -533,6 +542,21 @@ func checkRelation(r Relation) error {
 // preferEntity reports whether a should be drawn rather than b, another
 // copy of the same entity: the order-independent rule documented on
 // Subgraph.
+// preferRelation reports whether a, a copy of b's key, is drawn instead of
+// b: the greater weight, then the later end (an open end last), then the
+// later start, so the order of the copies never changes the output.
+func preferRelation(a, b Relation) bool {
+	if a.Weight != b.Weight {
+		return a.Weight > b.Weight
+	}
+	af, at := validSpan(&a)
+	bf, bt := validSpan(&b)
+	if at != bt {
+		return at > bt
+	}
+	return af > bf
+}
+
 func preferEntity(a, b Entity) bool {
 	if (a.Type != "") != (b.Type != "") {
 		return a.Type != ""

@@ -116,6 +116,7 @@ type walkConfig struct {
 	hops  int
 	dir   Direction // which way relations may be walked
 	vocab *vocabIndex
+	asOf  AsOf // the instant relations are walked at
 	// The budget; zero fields mean the defaults (walkBeam and the rest).
 	beam, perEntity, fanout, readings int
 	// keep is how many answers the caller wants; walks that cannot reach
@@ -892,6 +893,11 @@ type questionLink struct {
 	weak bool
 }
 
+// spanless marks a link that no words of the question spell: an entity
+// that a content hit cites (see seed.go) or that linking by meaning found.
+// Its start stands after the question's last word.
+const spanless = -1
+
 // weakMention reports whether a mention of text, spelled exactly as the
 // entity's name or alias or not, is weak (see questionLink).
 func weakMention(text string, exact bool) bool {
@@ -981,16 +987,21 @@ func prepareQuestion(query string, links []questionLink) (*question, []walkStart
 	if slices.ContainsFunc(links, func(l questionLink) bool { return !l.weak }) {
 		links = slices.DeleteFunc(slices.Clone(links), func(l questionLink) bool { return l.weak })
 	}
-	spans := make([][2]int, len(links))
-	for i, l := range links {
-		spans[i] = [2]int{l.start, l.end}
+	spans := make([][2]int, 0, len(links))
+	for _, l := range links {
+		if l.start != spanless {
+			spans = append(spans, [2]int{l.start, l.end})
+		}
 	}
 	q := analyzeQuestion(query, spans)
 	var starts []walkStart
 	for _, l := range links {
 		first, last := -1, -1
+		if l.start == spanless {
+			first, last = len(q.units), len(q.units)
+		}
 		for i, u := range q.units {
-			if u.start >= l.start && u.end <= l.end {
+			if l.start != spanless && u.start >= l.start && u.end <= l.end {
 				if first < 0 {
 					first = i
 				}
@@ -1032,7 +1043,7 @@ func (w *walker) chooseStarts(scores []float64) []bool {
 	for i := range w.starts {
 		for j := range w.starts {
 			a, b := &w.starts[i], &w.starts[j]
-			if i != j && a.first <= b.last && b.first <= a.last && better(j, i) {
+			if i != j && a.first <= b.last && b.first <= a.last && a.first < len(w.q.units) && better(j, i) {
 				kept[i] = false
 			}
 		}
@@ -1094,7 +1105,7 @@ func (g *InMemoryGraph) answer(ctx context.Context, query string, cfg walkConfig
 	defer g.mu.RUnlock()
 	w := g.getWalker()
 	defer g.putWalker(w)
-	return answerQuestion(ctx, w, g.step(types), query, g.questionLinks(query, units), cfg, keep)
+	return answerQuestion(ctx, w, g.step(types, cfg.asOf), query, g.questionLinks(query, units), cfg, keep)
 }
 
 // questionLinks links the entities query names; the caller holds g.mu.

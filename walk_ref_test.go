@@ -151,12 +151,12 @@ func TestWalkSearchMatchesExhaustiveWalks(t *testing.T) {
 		if len(starts) == 0 {
 			continue
 		}
-		searched, err := searchWalks(ctx, nil, g.step(nil), q, starts, cfg)
+		searched, err := searchWalks(ctx, nil, g.step(nil, AsOf{}), q, starts, cfg)
 		require.NoError(t, err)
 		got, gotKept := walkRefAnswers(searched, query)
 
 		ref := new(walker)
-		ref.reset(g.step(nil), q, cfg, starts)
+		ref.reset(g.step(nil, AsOf{}), q, cfg, starts)
 		for i, s := range starts {
 			ref.states = append(ref.states, wstate{node: s.node, parent: -1, rel: -1, typ: -1, start: int32(i),
 				lastKey: -1, score: s.quality, term: -1, idHash: idHash(g.nodes[s.node].id)})

@@ -53,7 +53,12 @@
 //   - FindByName, for a graph that implements [kgmem.NameFinder]: match
 //     keys, ordering, copies and errors (skipped otherwise);
 //   - an already-cancelled context fails every method with
-//     [context.Canceled] and leaves the graph unchanged.
+//     [context.Canceled] and leaves the graph unchanged;
+//   - valid time on relations: stored in UTC to the microsecond, replaced
+//     by an upsert, validated (end before start, years outside 1 to 9999),
+//     and read as of an instant: the half-open interval at its edges, now
+//     by default (an ended relation is never walked by GetRelated or
+//     FindPaths), a past instant and AllTime.
 //
 // # Comparing answers
 //

@@ -33,6 +33,7 @@ func Run(t *testing.T, newGraph func(t *testing.T) kgmem.KnowledgeGraph) {
 		{"FindByKeywords", keywordChecks()},
 		{"FindByName", nameChecks()},
 		{"Cancel", cancelChecks()},
+		{"ValidTime", validTimeChecks()},
 	}
 	for _, s := range sections {
 		t.Run(s.name, func(t *testing.T) {

@@ -67,7 +67,8 @@ func (g *Graph) AddBatch(ctx context.Context, entities []kgmem.Entity, relations
 	relRows := make([][]any, 0, len(rels))
 	for _, k := range slices.SortedFunc(maps.Keys(rels), compareKeys) {
 		rr := rels[k]
-		relRows = append(relRows, []any{rr.first, k.SourceID, k.TargetID, k.Type, rr.r.Weight, rr.props, nonNil(rr.r.SourceIDs)})
+		relRows = append(relRows, []any{rr.first, k.SourceID, k.TargetID, k.Type, rr.r.Weight, rr.props, nonNil(rr.r.SourceIDs),
+			nullTime(rr.r.ValidFrom), nullTime(rr.r.ValidTo)})
 	}
 	return g.retry(ctx, func() error {
 		err := pgx.BeginFunc(ctx, g.pool, func(tx pgx.Tx) error {
@@ -98,12 +99,12 @@ CREATE TEMP TABLE IF NOT EXISTS kgmem_batch_entities (
 ) ON COMMIT DELETE ROWS;
 CREATE TEMP TABLE IF NOT EXISTS kgmem_batch_relations (
 	ord integer, source text, target text, type text, weight double precision,
-	properties text, source_ids text[]
+	properties text, source_ids text[], valid_from timestamptz, valid_to timestamptz
 ) ON COMMIT DELETE ROWS`
 
 var (
 	batchEntityColumns   = []string{"id", "name", "type", "description", "aliases", "tags", "properties", "source_ids", "grams", "tag_grams", "link_keys"}
-	batchRelationColumns = []string{"ord", "source", "target", "type", "weight", "properties", "source_ids"}
+	batchRelationColumns = []string{"ord", "source", "target", "type", "weight", "properties", "source_ids", "valid_from", "valid_to"}
 )
 
 // applyBatch writes validated, de-duplicated rows in tx.
@@ -157,11 +158,12 @@ ORDER BY b.ord LIMIT 1`, g.ns).Scan(&ord, &src, &dst, &typ, &srcFound, &dstFound
 		return err
 	}
 	_, err = tx.Exec(ctx, `INSERT INTO `+relationsTable+`
-	(namespace, source, target, type, weight, properties, source_ids)
-SELECT $1, source, target, type, weight, properties::jsonb, source_ids
+	(namespace, source, target, type, weight, properties, source_ids, valid_from, valid_to)
+SELECT $1, source, target, type, weight, properties::jsonb, source_ids, valid_from, valid_to
 FROM kgmem_batch_relations ORDER BY source COLLATE "C", target COLLATE "C", type COLLATE "C"
 ON CONFLICT (namespace, source, target, type) DO UPDATE SET
-	weight = excluded.weight, properties = excluded.properties, source_ids = excluded.source_ids`, g.ns)
+	weight = excluded.weight, properties = excluded.properties, source_ids = excluded.source_ids,
+	valid_from = excluded.valid_from, valid_to = excluded.valid_to`, g.ns)
 	if isForeignKeyViolation(err) {
 		// An endpoint was removed after the check: run the batch again,
 		// which reports it.

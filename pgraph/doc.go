@@ -35,7 +35,15 @@
 // of this package add migrations; New refuses a database whose schema is
 // newer than it knows. Version 3 stores weights in (0,1]: it sets the
 // weight of every relation stored with weight 0 to 1, which is what the
-// in-memory graph has always read a zero weight as.
+// in-memory graph has always read a zero weight as. Version 4 adds a GIN
+// index on source_ids for EntitiesCitedBy. Version 5 adds valid
+// time to relations: the columns valid_from and valid_to (timestamptz,
+// NULL for kgmem's zero time: an unknown start, an open end) and a check
+// that the end is not before the start; relations written before have
+// neither and stay valid at every instant. Traversals read a relation's
+// validity with it and kgmem drops the relations not valid at the instant
+// asked for (by default now, by the graph's clock, see [WithClock]), so an
+// ended relation is never walked by a default read.
 //
 // # Namespaces
 //

@@ -40,6 +40,7 @@ type config struct {
 	namespace  string
 	tags       kgmem.TagConstraints
 	pathBudget int
+	clock      func() time.Time
 }
 
 type optionFunc func(*config)
@@ -72,6 +73,13 @@ func WithPathBudget(n int) Option {
 	return optionFunc(func(c *config) { c.pathBudget = n })
 }
 
+// WithClock sets the clock that tells the graph what "now" is: the instant
+// reads with a zero kgmem.AsOf are answered at, as kgmem.WithClock does for
+// the in-memory graph. The default, and a nil clock, is time.Now.
+func WithClock(now func() time.Time) Option {
+	return optionFunc(func(c *config) { c.clock = now })
+}
+
 // Graph is a kgmem.KnowledgeGraph stored in PostgreSQL. Many goroutines and
 // many processes may use graphs of the same namespace at once; see the
 // package documentation for the consistency each method gives.
@@ -84,6 +92,7 @@ type Graph struct {
 	ns         string
 	tags       kgmem.TagConstraints
 	pathBudget int
+	clock      func() time.Time
 }
 
 var (
@@ -91,6 +100,7 @@ var (
 	_ kgmem.EntityLinker       = (*Graph)(nil)
 	_ kgmem.NameFinder         = (*Graph)(nil)
 	_ kgmem.NeighborhoodReader = (*Graph)(nil)
+	_ kgmem.SourceIndex        = (*Graph)(nil)
 )
 
 // New returns a Graph over pool. It reads the schema version and returns
@@ -127,7 +137,10 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Graph, error
 	if cfg.pathBudget == 0 {
 		cfg.pathBudget = kgmem.DefaultPathBudget
 	}
-	g := &Graph{pool: pool, ns: cfg.namespace, tags: cfg.tags, pathBudget: cfg.pathBudget}
+	if cfg.clock == nil {
+		cfg.clock = time.Now
+	}
+	g := &Graph{pool: pool, ns: cfg.namespace, tags: cfg.tags, pathBudget: cfg.pathBudget, clock: cfg.clock}
 	v, err := g.schemaVersion(ctx)
 	if err != nil {
 		return nil, fail("read schema version", false, err)
@@ -137,6 +150,10 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Graph, error
 	}
 	return g, nil
 }
+
+// Now returns the graph's "now", by its clock (see WithClock); traversals
+// and kgmem.Ingest read it.
+func (g *Graph) Now() time.Time { return g.clock() }
 
 // Namespace returns the namespace the graph reads and writes.
 func (g *Graph) Namespace() string { return g.ns }
@@ -148,7 +165,7 @@ func (g *Graph) TagConstraints() kgmem.TagConstraints { return g.tags }
 const entityColumns = "id, name, type, description, aliases, tags, properties, source_ids"
 
 // relationColumns are the columns scanRelation reads, in order.
-const relationColumns = "source, target, type, weight, properties, source_ids"
+const relationColumns = "source, target, type, weight, properties, source_ids, valid_from, valid_to"
 
 // AddEntity inserts e, or replaces the entity with e.ID keeping its
 // relations, in one INSERT … ON CONFLICT statement. Tags are normalised as
@@ -276,7 +293,7 @@ func (g *Graph) AddRelation(ctx context.Context, r kgmem.Relation) error {
 	}
 	return g.retry(ctx, func() error {
 		_, err := g.pool.Exec(ctx, upsertRelationSQL,
-			g.ns, r.SourceID, r.TargetID, r.Type, r.Weight, props, nonNil(r.SourceIDs))
+			g.ns, r.SourceID, r.TargetID, r.Type, r.Weight, props, nonNil(r.SourceIDs), nullTime(r.ValidFrom), nullTime(r.ValidTo))
 		if isForeignKeyViolation(err) {
 			return g.missingEndpoint(ctx, r)
 		}
@@ -288,10 +305,20 @@ func (g *Graph) AddRelation(ctx context.Context, r kgmem.Relation) error {
 }
 
 const upsertRelationSQL = `INSERT INTO ` + relationsTable + `
-	(namespace, source, target, type, weight, properties, source_ids)
-VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7)
+	(namespace, source, target, type, weight, properties, source_ids, valid_from, valid_to)
+VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9)
 ON CONFLICT (namespace, source, target, type) DO UPDATE SET
-	weight = excluded.weight, properties = excluded.properties, source_ids = excluded.source_ids`
+	weight = excluded.weight, properties = excluded.properties, source_ids = excluded.source_ids,
+	valid_from = excluded.valid_from, valid_to = excluded.valid_to`
+
+// nullTime is t as a timestamptz parameter: NULL for the zero time, which
+// kgmem reads as an unknown start or an open end.
+func nullTime(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t
+}
 
 // errRetry marks an error after which the write is tried again.
 var errRetry = errors.New("pgraph: retry")
@@ -753,11 +780,18 @@ func scanEntity(row pgx.Row) (kgmem.Entity, error) {
 // scanRelation reads the relationColumns of one row.
 func scanRelation(row pgx.Row) (kgmem.Relation, error) {
 	var (
-		r     kgmem.Relation
-		props []byte
+		r        kgmem.Relation
+		props    []byte
+		from, to *time.Time
 	)
-	if err := row.Scan(&r.SourceID, &r.TargetID, &r.Type, &r.Weight, &props, &r.SourceIDs); err != nil {
+	if err := row.Scan(&r.SourceID, &r.TargetID, &r.Type, &r.Weight, &props, &r.SourceIDs, &from, &to); err != nil {
 		return kgmem.Relation{}, err
+	}
+	if from != nil {
+		r.ValidFrom = from.UTC()
+	}
+	if to != nil {
+		r.ValidTo = to.UTC()
 	}
 	var err error
 	r.Properties, err = decodeProperties(props)

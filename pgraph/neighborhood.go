@@ -29,6 +29,9 @@ var (
 
 func (g *Graph) neighborhood() *neighborhood { return &neighborhood{g: g} }
 
+// Now is the graph's clock, which kgmem's traversals read for "now".
+func (n *neighborhood) Now() time.Time { return n.g.clock() }
+
 const beginSnapshot = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"
 
 // query runs sql in the traversal's transaction, beginning it first when

@@ -11,7 +11,7 @@ import (
 
 // SchemaVersion is the version of the database schema this package reads
 // and writes; Migrate brings a database up to it.
-const SchemaVersion = 3
+const SchemaVersion = 5
 
 // migrationLock is the key of the transaction-level advisory lock that
 // serialises migrations: two processes migrating at once take turns, and
@@ -93,6 +93,23 @@ UPDATE kgmem_relations SET weight = 1 WHERE weight = 0;
 ALTER TABLE kgmem_relations
 	DROP CONSTRAINT kgmem_relations_weight_check,
 	ADD CONSTRAINT kgmem_relations_weight_check CHECK (weight > 0 AND weight <= 1);
+`},
+	// Version 4: an index of the pages entities cite, for EntitiesCitedBy
+	// (kgmem.SourceIndex), which the retriever's content-seeded expansion
+	// asks on every seeded query.
+	{sql: `
+CREATE INDEX kgmem_entities_source_ids ON kgmem_entities USING gin (source_ids) WITH (gin_pending_list_limit = 256);
+`},
+	// Version 5: valid time on relations. NULL is kgmem's zero time: an
+	// unknown start (valid_from) or an open end (valid_to). kgmem stores
+	// times in UTC to the microsecond, timestamptz's precision, so every
+	// instant round-trips exactly. Rows written before have neither, and
+	// stay valid at every instant.
+	{sql: `
+ALTER TABLE kgmem_relations
+	ADD COLUMN valid_from timestamptz,
+	ADD COLUMN valid_to   timestamptz,
+	ADD CONSTRAINT kgmem_relations_valid_check CHECK (valid_from IS NULL OR valid_to IS NULL OR valid_to >= valid_from);
 `},
 }
 

@@ -1,0 +1,99 @@
+package kgmem
+
+import "slices"
+
+// Maximal marginal relevance (MMR): RetrieverConfig.MMRLambda in (0,1)
+// makes Retrieve choose its items one at a time, each time the candidate
+// with the highest
+//
+//	λ · Score − (1 − λ) · max similarity to the items already chosen
+//
+// so that a near-duplicate of a chosen item gives way to a less similar one
+// of slightly lower score. Similarity is the Jaccard index of the items'
+// word sets (Tokenize over RetrievalItem.Text, compared by 64-bit hash), 1 for two items with the
+// same ID; it needs no vectors and is deterministic. Ties go to the item
+// ranked first before MMR. Items keep their Score: after MMR the list is in
+// MMR order, which need not be descending by Score.
+//
+// MMR is off by default: on kgmem's evaluations, whose questions have one
+// or a few relevant items, it trades relevance for diversity (see README,
+// "Evaluation"). Turn it on for questions that want a survey rather than
+// an answer. MMR chooses among the best 3 × MaxResults items. Cost:
+// tokenizing those items, and O(MaxResults² × 3) similarities of word sets.
+
+// mmrPool is how many candidates MMR considers per item it returns: the
+// first mmrPool × MaxResults items by score.
+const mmrPool = 3
+
+// mmr reorders items so that its first k are chosen by MMR with lambda
+// among the first mmrPool × k; the rest follow in their previous order.
+func mmr(items []RetrievalItem, lambda float64, k int) {
+	k = min(k, len(items))
+	if lambda <= 0 || lambda >= 1 || k < 2 {
+		return
+	}
+	pool := items[:min(len(items), mmrPool*k)] // the rest keeps its place
+	items = pool
+	sets := make([][]uint64, len(items)) // sorted, distinct term hashes
+	for i := range items {
+		toks := Tokenize(items[i].Text())
+		set := make([]uint64, len(toks))
+		for j, t := range toks {
+			set[j] = idHash(t)
+		}
+		slices.Sort(set)
+		sets[i] = slices.Compact(set)
+	}
+	sim := func(a, b int) float64 {
+		if items[a].Kind == items[b].Kind && items[a].ID() == items[b].ID() {
+			return 1
+		}
+		sa, sb := sets[a], sets[b]
+		if len(sa) == 0 || len(sb) == 0 {
+			return 0
+		}
+		inter := 0
+		for i, j := 0, 0; i < len(sa) && j < len(sb); {
+			switch {
+			case sa[i] < sb[j]:
+				i++
+			case sa[i] > sb[j]:
+				j++
+			default:
+				inter++
+				i++
+				j++
+			}
+		}
+		return float64(inter) / float64(len(sa)+len(sb)-inter)
+	}
+	order := make([]int, len(items)) // order[:chosen] are chosen
+	for i := range order {
+		order[i] = i
+	}
+	maxSim := make([]float64, len(items))
+	for chosen := 0; chosen < k; chosen++ {
+		best, bestVal := -1, 0.0
+		for p := chosen; p < len(order); p++ {
+			i := order[p]
+			v := lambda*items[i].Score - (1-lambda)*maxSim[i]
+			if best < 0 || v > bestVal || (v == bestVal && i < order[best]) {
+				best, bestVal = p, v
+			}
+		}
+		// Move the choice to position chosen, keeping the rest in order.
+		i := order[best]
+		copy(order[chosen+1:best+1], order[chosen:best])
+		order[chosen] = i
+		for p := chosen + 1; p < len(order); p++ {
+			if s := sim(order[p], i); s > maxSim[order[p]] {
+				maxSim[order[p]] = s
+			}
+		}
+	}
+	out := make([]RetrievalItem, len(items))
+	for p, i := range order {
+		out[p] = items[i]
+	}
+	copy(items, out)
+}
