@@ -16,7 +16,7 @@ import (
 
 // The fusion evaluation compares, on Cranfield and on a paraphrase set,
 // BM25 alone, the dense ranking alone and several ways of fusing them, with
-// the hashing test embedder, random vectors, and (KGMEM_USE_MODEL=1) a
+// the hashing test embedder, random vectors, and (KGMEM_USE_MODULES) a
 // real sentence encoder. It chose the fusion the store uses (a convex
 // combination with DefaultDenseWeight, scaled per query by the agreement
 // gate) and checks that the store's fused ranking is never worse than
@@ -375,7 +375,7 @@ func TestFusionParaphraseSet(t *testing.T) {
 		}
 	}
 	embedders := []Embedder{hashTestEmbedder{dims: 384}}
-	if os.Getenv("KGMEM_USE_MODEL") != "" {
+	if os.Getenv("KGMEM_USE_MODULES") != "" {
 		embedders = append(embedders, needModel(t))
 	}
 	for _, e := range embedders {

