@@ -137,23 +137,28 @@ func (f *fixture) recall(t testing.TB) float64 {
 }
 
 // TestRecallAgainstExact: at the default Options, the store's top 10 with
-// the HNSW index holds at least 95% of the exact top 10, on clustered
-// random unit vectors of 384 dimensions. On vectors uniform on the sphere
-// it is much lower (0.43 at 10,000 pages when this was written; logged,
-// with a floor): near and far neighbours are almost equally far there.
+// the HNSW index holds at least 95% of the exact top 10 (the mean over 100
+// queries), on random unit vectors of 384 dimensions, both clustered and
+// uniform on the sphere (the hard case: there near and far neighbours are
+// almost equally far). The graphs are seeded, so the figures are the same
+// on every run; they are logged.
 func TestRecallAgainstExact(t *testing.T) {
 	n := 10_000
 	if testing.Short() || raceEnabled {
 		n = 2_000
 	}
-	f := newFixture(t, n, 384, 100, hnsw.Options{}, false)
-	r := f.recall(t)
-	t.Logf("recall@10 over %d clustered random pages × 384: %.4f", n, r)
-	require.GreaterOrEqual(t, r, 0.95)
-	f = newFixture(t, n, 384, 100, hnsw.Options{}, true)
-	r = f.recall(t)
-	t.Logf("recall@10 over %d uniform random pages × 384: %.4f", n, r)
-	require.GreaterOrEqual(t, r, 0.35)
+	for _, uniform := range []bool{false, true} {
+		name := "clustered"
+		if uniform {
+			name = "uniform"
+		}
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, n, 384, 100, hnsw.Options{}, uniform)
+			r := f.recall(t)
+			t.Logf("recall@10 over %d %s random pages × 384: %.4f", n, name, r)
+			require.GreaterOrEqual(t, r, 0.95)
+		})
+	}
 }
 
 // TestDeleteAndReplace: deleted and replaced pages never come back with
@@ -211,9 +216,11 @@ func TestDeleteAndReplace(t *testing.T) {
 }
 
 // BenchmarkSearch times Search of the top 10 over n random pages of 384
-// dimensions, with the HNSW index and with the exact default in the same
-// run; p50-ns and p99-ns are over the run's searches, recall@10 is of the
-// HNSW store against the exact one.
+// dimensions, clustered and uniform on the sphere, with the HNSW index at
+// the default Options and with the exact default in the same run; p50-ns
+// and p99-ns are over the run's searches, recall@10 is of the HNSW store
+// against the exact one over 200 queries. Under -short it runs at 2,000
+// pages only.
 func BenchmarkSearch(b *testing.B) {
 	sizes := []int{10_000, 100_000}
 	if testing.Short() {
@@ -221,35 +228,41 @@ func BenchmarkSearch(b *testing.B) {
 	}
 	ctx := context.Background()
 	for _, n := range sizes {
-		f := newFixture(b, n, 384, 200, hnsw.Options{}, false)
-		rec := f.recall(b)
-		for _, name := range []string{"exact", "hnsw"} {
-			s := f.exact
-			if name == "hnsw" {
-				s = f.ann
+		for _, uniform := range []bool{false, true} {
+			vectors := "clustered"
+			if uniform {
+				vectors = "uniform"
 			}
-			b.Run(fmt.Sprintf("pages=%d/dims=384/index=%s", n, name), func(b *testing.B) {
-				b.ReportAllocs()
-				lat := make([]time.Duration, 0, 4096)
-				for i := 0; b.Loop(); i++ {
-					start := time.Now()
-					if _, err := s.Search(ctx, f.queries[i%len(f.queries)], 10); err != nil {
-						b.Fatal(err)
-					}
-					if len(lat) < cap(lat) {
-						lat = append(lat, time.Since(start))
-					}
-				}
-				slices.Sort(lat)
-				at := func(q float64) float64 {
-					return float64(lat[min(len(lat)-1, int(math.Ceil(q*float64(len(lat))))-1)].Nanoseconds())
-				}
-				b.ReportMetric(at(0.5), "p50-ns")
-				b.ReportMetric(at(0.99), "p99-ns")
+			f := newFixture(b, n, 384, 200, hnsw.Options{}, uniform)
+			rec := f.recall(b)
+			for _, name := range []string{"exact", "hnsw"} {
+				s := f.exact
 				if name == "hnsw" {
-					b.ReportMetric(rec, "recall@10")
+					s = f.ann
 				}
-			})
+				b.Run(fmt.Sprintf("pages=%d/dims=384/vectors=%s/index=%s", n, vectors, name), func(b *testing.B) {
+					b.ReportAllocs()
+					lat := make([]time.Duration, 0, 4096)
+					for i := 0; b.Loop(); i++ {
+						start := time.Now()
+						if _, err := s.Search(ctx, f.queries[i%len(f.queries)], 10); err != nil {
+							b.Fatal(err)
+						}
+						if len(lat) < cap(lat) {
+							lat = append(lat, time.Since(start))
+						}
+					}
+					slices.Sort(lat)
+					at := func(q float64) float64 {
+						return float64(lat[min(len(lat)-1, int(math.Ceil(q*float64(len(lat))))-1)].Nanoseconds())
+					}
+					b.ReportMetric(at(0.5), "p50-ns")
+					b.ReportMetric(at(0.99), "p99-ns")
+					if name == "hnsw" {
+						b.ReportMetric(rec, "recall@10")
+					}
+				})
+			}
 		}
 	}
 }
