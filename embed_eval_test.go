@@ -129,9 +129,9 @@ func (s *evalSet) score(t testing.TB, e Embedder) *scoredRun {
 		index[d.ID] = i
 	}
 	m := e.Model()
-	dv, err := embedTexts(ctx, e, m, texts, func(int) string { return "doc" })
+	dv, err := embedTexts(ctx, e, m, texts, func(int) string { return "doc" }, rejectZero)
 	require.NoError(t, err)
-	qv, err := embedTexts(ctx, e, m, s.queries, func(int) string { return "query" })
+	qv, err := embedTexts(ctx, e, m, s.queries, func(int) string { return "query" }, rejectZero)
 	require.NoError(t, err)
 	for qi, q := range s.queries {
 		bm := make([]float64, len(s.docs))

@@ -474,7 +474,7 @@ func (s *InMemoryKnowledgeStore) embed(ctx context.Context, ms []*pageMutation) 
 	}
 	vecs, err := embedTexts(ctx, s.embedder, s.model, texts, func(i int) string {
 		return "page " + quote.Value(ms[i].Page.ID)
-	})
+	}, rejectZero)
 	if err != nil {
 		return err
 	}
@@ -942,7 +942,7 @@ func (s *InMemoryKnowledgeStore) search(ctx context.Context, query string, limit
 	}
 	var qv []float32 // the query's unit vector, with an embedder
 	if s.embedder != nil {
-		vs, err := embedTexts(ctx, s.embedder, s.model, []string{query}, func(int) string { return "query " + quote.Value(query) })
+		vs, err := embedTexts(ctx, s.embedder, s.model, []string{query}, func(int) string { return "query " + quote.Value(query) }, rejectZero)
 		if err != nil {
 			return nil, err
 		}

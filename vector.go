@@ -24,7 +24,8 @@ var ErrEmbeddingModel = errors.New("embedding model mismatch")
 // ErrEmbedding is returned by a write or a search whose Embedder failed or
 // returned vectors that cannot be used (the wrong number of them, the
 // wrong length, NaN or infinite values, all zeros). The write stores
-// nothing.
+// nothing. Linking by meaning (WithLinkEmbedder) reports the same failures
+// as warnings whose RetrievalResult.Errors wrap it.
 var ErrEmbedding = errors.New("embedding failed")
 
 // Defaults of dense search.
@@ -132,9 +133,24 @@ func modelProblem(m EmbeddingModel) string {
 // a page, which keeps a page's journal record far below its 64 MiB limit.
 const maxDimensions = 1 << 16
 
+// zeroVectors says what embedTexts makes of an all-zero vector, which has
+// no direction.
+type zeroVectors bool
+
+const (
+	// rejectZero makes a zero vector an error wrapping ErrEmbedding: the
+	// store's pages and queries, whose cosine would be undefined.
+	rejectZero zeroVectors = false
+	// keepZero keeps a zero vector as zeros, similar to nothing: linking
+	// by meaning, where one entity's text must not stop every link.
+	keepZero zeroVectors = true
+)
+
 // embedTexts embeds texts with e in batches of at most DefaultEmbedBatch,
-// checking ctx between them, and returns one unit vector per text.
-func embedTexts(ctx context.Context, e Embedder, m EmbeddingModel, texts []string, what func(i int) string) ([][]float32, error) {
+// checking ctx between them, and returns one unit vector per text (see
+// unitVector). what names the i-th text in errors. An Embed error that is
+// ctx's is returned as ctx.Err(); any other failure wraps ErrEmbedding.
+func embedTexts(ctx context.Context, e Embedder, m EmbeddingModel, texts []string, what func(i int) string, zero zeroVectors) ([][]float32, error) {
 	out := make([][]float32, 0, len(texts))
 	for start := 0; start < len(texts); start += DefaultEmbedBatch {
 		if err := ctx.Err(); err != nil {
@@ -153,7 +169,7 @@ func embedTexts(ctx context.Context, e Embedder, m EmbeddingModel, texts []strin
 				what(start), quote.Value(m.Name), len(vecs), len(batch), ErrEmbedding)
 		}
 		for i, v := range vecs {
-			u, err := unitVector(v, m)
+			u, err := unitVector(v, m, zero)
 			if err != nil {
 				return nil, errmsg.Wrapf(err, "kgmem: embed %s", what(start+i))
 			}
@@ -165,9 +181,10 @@ func embedTexts(ctx context.Context, e Embedder, m EmbeddingModel, texts []strin
 
 // unitVector returns a copy of v scaled to unit length, or an error
 // wrapping ErrEmbedding when v is not a vector of model m: the wrong
-// length, a NaN or infinite value, or all zeros (a zero vector has no
-// direction, and cosine similarity is undefined for it).
-func unitVector(v []float32, m EmbeddingModel) ([]float32, error) {
+// length, a NaN or infinite value, or (with rejectZero) all zeros (a zero
+// vector has no direction, and cosine similarity is undefined for it).
+// With keepZero, a zero vector is returned as a copy of zeros.
+func unitVector(v []float32, m EmbeddingModel, zero zeroVectors) ([]float32, error) {
 	if len(v) != m.Dimensions {
 		return nil, fmt.Errorf("kgmem: model %s returned a vector of %d dimensions, want %d: %w", quote.Value(m.Name), len(v), m.Dimensions, ErrEmbedding)
 	}
@@ -178,6 +195,9 @@ func unitVector(v []float32, m EmbeddingModel) ([]float32, error) {
 			return nil, fmt.Errorf("kgmem: model %s returned %v at index %d: %w", quote.Value(m.Name), x, i, ErrEmbedding)
 		}
 		norm += f * f
+	}
+	if norm == 0 && zero == keepZero {
+		return make([]float32, len(v)), nil
 	}
 	if norm == 0 || math.IsInf(norm, 0) {
 		return nil, fmt.Errorf("kgmem: model %s returned a vector of zero or unbounded length: %w", quote.Value(m.Name), ErrEmbedding)
