@@ -3,7 +3,6 @@ package kgmemeino
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/cloudwego/eino/components/embedding"
@@ -12,8 +11,7 @@ import (
 )
 
 // Embedder wraps an Eino embedding.Embedder as a kgmem.Embedder. Eino
-// returns float64 vectors; Embedder converts them to float32 and checks
-// their count and length against the model it was given.
+// returns float64 vectors; Embedder converts them to float32.
 type Embedder struct {
 	e     embedding.Embedder
 	model kgmem.EmbeddingModel
@@ -40,11 +38,13 @@ func NewEmbedder(e embedding.Embedder, model kgmem.EmbeddingModel) (*Embedder, e
 // Model returns the model given to NewEmbedder.
 func (e *Embedder) Model() kgmem.EmbeddingModel { return e.model }
 
-// Embed returns one float32 vector per text. It returns ctx.Err() when ctx
-// is done before the call, the wrapped embedder's error as it is, and an
-// error wrapping kgmem.ErrInvalidArgument when the embedder returns a
-// different number of vectors than texts, a vector of another length than
-// Model().Dimensions, or a value that is not finite as a float32.
+// Embed returns one vector per text, the wrapped embedder's float64 values
+// converted to float32. It returns ctx.Err() when ctx is done before the
+// call, and the wrapped embedder's error as it is. It does not check the
+// vectors: kgmem checks every Embedder's answer where it uses one (the
+// number of vectors, their length, NaN and ±Inf, a value too large for a
+// float32 being +Inf or -Inf), and fails with an error wrapping
+// kgmem.ErrEmbedding.
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -56,22 +56,11 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	if err != nil {
 		return nil, err
 	}
-	if len(vs) != len(texts) {
-		return nil, fmt.Errorf("kgmemeino: embed: model %s returned %d vectors for %d texts: %w", quote.Value(e.model.Name), len(vs), len(texts), kgmem.ErrInvalidArgument)
-	}
 	out := make([][]float32, len(vs))
-	flat := make([]float32, len(vs)*e.model.Dimensions)
 	for i, v := range vs {
-		if len(v) != e.model.Dimensions {
-			return nil, fmt.Errorf("kgmemeino: embed: model %s returned a vector of %d values for text %d, want %d: %w", quote.Value(e.model.Name), len(v), i, e.model.Dimensions, kgmem.ErrInvalidArgument)
-		}
-		out[i] = flat[i*e.model.Dimensions : (i+1)*e.model.Dimensions : (i+1)*e.model.Dimensions]
+		out[i] = make([]float32, len(v))
 		for j, x := range v {
-			f := float32(x)
-			if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
-				return nil, fmt.Errorf("kgmemeino: embed: model %s returned %v at [%d][%d], not a finite float32: %w", quote.Value(e.model.Name), x, i, j, kgmem.ErrInvalidArgument)
-			}
-			out[i][j] = f
+			out[i][j] = float32(x)
 		}
 	}
 	return out, nil

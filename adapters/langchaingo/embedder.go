@@ -3,7 +3,6 @@ package kgmemlangchain
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/kgmem/kgmem"
@@ -11,9 +10,7 @@ import (
 	"github.com/tmc/langchaingo/embeddings"
 )
 
-// Embedder wraps a langchaingo embeddings.Embedder as a kgmem.Embedder,
-// checking the count and length of the vectors it returns against the
-// model it was given.
+// Embedder wraps a langchaingo embeddings.Embedder as a kgmem.Embedder.
 type Embedder struct {
 	e     embeddings.Embedder
 	model kgmem.EmbeddingModel
@@ -40,12 +37,12 @@ func NewEmbedder(e embeddings.Embedder, model kgmem.EmbeddingModel) (*Embedder, 
 // Model returns the model given to NewEmbedder.
 func (e *Embedder) Model() kgmem.EmbeddingModel { return e.model }
 
-// Embed returns one vector per text, from the wrapped embedder's
-// EmbedDocuments, copied. It returns ctx.Err() when ctx is done before the
-// call, the wrapped embedder's error as it is, and an error wrapping
-// kgmem.ErrInvalidArgument when the embedder returns a different number of
-// vectors than texts, a vector of another length than Model().Dimensions,
-// or a value that is not finite.
+// Embed returns the wrapped embedder's EmbedDocuments vectors, one per
+// text, as it returns them (kgmem copies what it keeps). It returns
+// ctx.Err() when ctx is done before the call, and the wrapped embedder's
+// error as it is. It does not check the vectors: kgmem checks every
+// Embedder's answer where it uses one (the number of vectors, their length,
+// NaN and ±Inf), and fails with an error wrapping kgmem.ErrEmbedding.
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -53,27 +50,5 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	if len(texts) == 0 {
 		return [][]float32{}, nil
 	}
-	vs, err := e.e.EmbedDocuments(ctx, texts)
-	if err != nil {
-		return nil, err
-	}
-	if len(vs) != len(texts) {
-		return nil, fmt.Errorf("kgmemlangchain: embed: model %s returned %d vectors for %d texts: %w", quote.Value(e.model.Name), len(vs), len(texts), kgmem.ErrInvalidArgument)
-	}
-	dims := e.model.Dimensions
-	out := make([][]float32, len(vs))
-	flat := make([]float32, len(vs)*dims)
-	for i, v := range vs {
-		if len(v) != dims {
-			return nil, fmt.Errorf("kgmemlangchain: embed: model %s returned a vector of %d values for text %d, want %d: %w", quote.Value(e.model.Name), len(v), i, dims, kgmem.ErrInvalidArgument)
-		}
-		for j, x := range v {
-			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return nil, fmt.Errorf("kgmemlangchain: embed: model %s returned %v at [%d][%d]: %w", quote.Value(e.model.Name), x, i, j, kgmem.ErrInvalidArgument)
-			}
-		}
-		out[i] = flat[i*dims : (i+1)*dims : (i+1)*dims]
-		copy(out[i], v)
-	}
-	return out, nil
+	return e.e.EmbedDocuments(ctx, texts)
 }
