@@ -8,8 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"unicode/utf8"
 
+	"github.com/kgmem/kgmem/internal/embedmodel"
 	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/kgmem/kgmem/internal/quote"
 )
@@ -118,20 +118,8 @@ func WithVectorIndex(newIndex func(dims int) VectorIndex) StoreOption {
 }
 
 // modelProblem says what makes m unfit to describe an embedder's
-// vectors, or returns "" when nothing does.
-func modelProblem(m EmbeddingModel) string {
-	switch {
-	case blank(m.Name) || !utf8.ValidString(m.Name):
-		return fmt.Sprintf("embedding model name %s is blank or not valid UTF-8", quote.Value(m.Name))
-	case m.Dimensions <= 0 || m.Dimensions > maxDimensions:
-		return fmt.Sprintf("embedding model %s: %d dimensions, want 1 to %d", quote.Value(m.Name), m.Dimensions, maxDimensions)
-	}
-	return ""
-}
-
-// maxDimensions bounds a vector's length: 65536 float32 values are 256 KiB
-// a page, which keeps a page's journal record far below its 64 MiB limit.
-const maxDimensions = 1 << 16
+// vectors, or returns "" when nothing does (see embedmodel.Problem).
+func modelProblem(m EmbeddingModel) string { return embedmodel.Problem(m.Name, m.Dimensions) }
 
 // zeroVectors says what embedTexts makes of an all-zero vector, which has
 // no direction.

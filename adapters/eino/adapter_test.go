@@ -318,6 +318,7 @@ func TestEmbedder(t *testing.T) {
 
 	for name, m := range map[string]kgmem.EmbeddingModel{
 		"blank name": {Name: " ", Dimensions: 2}, "zero dims": {Name: "x"}, "negative dims": {Name: "x", Dimensions: -1},
+		"too many dims": {Name: "x", Dimensions: 1<<16 + 1}, "invalid UTF-8": {Name: "\xff", Dimensions: 2},
 	} {
 		_, err := kgmemeino.NewEmbedder(fakeEmbedder{}, m)
 		assert.ErrorIs(t, err, kgmem.ErrInvalidArgument, name)

@@ -3,11 +3,10 @@ package kgmemeino
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/cloudwego/eino/components/embedding"
 	"github.com/kgmem/kgmem"
-	"github.com/kgmem/kgmem/internal/quote"
+	"github.com/kgmem/kgmem/internal/embedmodel"
 )
 
 // Embedder wraps an Eino embedding.Embedder as a kgmem.Embedder. Eino
@@ -21,16 +20,15 @@ var _ kgmem.Embedder = (*Embedder)(nil)
 
 // NewEmbedder returns a kgmem.Embedder over e, which produces vectors of
 // model (Eino does not say which model an embedder runs, so the caller
-// does). A nil e, a blank model name or non-positive dimensions fail with an
-// error wrapping kgmem.ErrInvalidArgument.
+// does). A nil e, or a model kgmem.WithEmbedder would refuse (a blank name,
+// dimensions outside [1, 65536]), fails with an error wrapping
+// kgmem.ErrInvalidArgument.
 func NewEmbedder(e embedding.Embedder, model kgmem.EmbeddingModel) (*Embedder, error) {
-	switch {
-	case e == nil:
+	if e == nil {
 		return nil, fmt.Errorf("kgmemeino: new embedder: nil embedder: %w", kgmem.ErrInvalidArgument)
-	case strings.TrimSpace(model.Name) == "":
-		return nil, fmt.Errorf("kgmemeino: new embedder: blank model name: %w", kgmem.ErrInvalidArgument)
-	case model.Dimensions <= 0:
-		return nil, fmt.Errorf("kgmemeino: new embedder: model %s: non-positive dimensions %d: %w", quote.Value(model.Name), model.Dimensions, kgmem.ErrInvalidArgument)
+	}
+	if problem := embedmodel.Problem(model.Name, model.Dimensions); problem != "" {
+		return nil, fmt.Errorf("kgmemeino: new embedder: %s: %w", problem, kgmem.ErrInvalidArgument)
 	}
 	return &Embedder{e: e, model: model}, nil
 }

@@ -265,7 +265,7 @@ func TestEmbedder(t *testing.T) {
 	cancel()
 	_, err = e.Embed(cctx, []string{"a"})
 	assert.ErrorIs(t, err, context.Canceled)
-	for name, m := range map[string]kgmem.EmbeddingModel{"blank": {Name: "", Dimensions: 1}, "dims": {Name: "x"}} {
+	for name, m := range map[string]kgmem.EmbeddingModel{"blank": {Name: "", Dimensions: 1}, "dims": {Name: "x"}, "too many dims": {Name: "x", Dimensions: 1<<16 + 1}} {
 		_, err := kgmemlangchain.NewEmbedder(fakeEmbedder{}, m)
 		assert.ErrorIs(t, err, kgmem.ErrInvalidArgument, name)
 	}

@@ -3,10 +3,9 @@ package kgmemlangchain
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/kgmem/kgmem"
-	"github.com/kgmem/kgmem/internal/quote"
+	"github.com/kgmem/kgmem/internal/embedmodel"
 	"github.com/tmc/langchaingo/embeddings"
 )
 
@@ -20,16 +19,15 @@ var _ kgmem.Embedder = (*Embedder)(nil)
 
 // NewEmbedder returns a kgmem.Embedder over e, which produces vectors of
 // model (langchaingo does not say which model an embedder runs, so the
-// caller does). A nil e, a blank model name or non-positive dimensions fail
-// with an error wrapping kgmem.ErrInvalidArgument.
+// caller does). A nil e, or a model kgmem.WithEmbedder would refuse (a
+// blank name, dimensions outside [1, 65536]), fails with an error wrapping
+// kgmem.ErrInvalidArgument.
 func NewEmbedder(e embeddings.Embedder, model kgmem.EmbeddingModel) (*Embedder, error) {
-	switch {
-	case e == nil:
+	if e == nil {
 		return nil, fmt.Errorf("kgmemlangchain: new embedder: nil embedder: %w", kgmem.ErrInvalidArgument)
-	case strings.TrimSpace(model.Name) == "":
-		return nil, fmt.Errorf("kgmemlangchain: new embedder: blank model name: %w", kgmem.ErrInvalidArgument)
-	case model.Dimensions <= 0:
-		return nil, fmt.Errorf("kgmemlangchain: new embedder: model %s: non-positive dimensions %d: %w", quote.Value(model.Name), model.Dimensions, kgmem.ErrInvalidArgument)
+	}
+	if problem := embedmodel.Problem(model.Name, model.Dimensions); problem != "" {
+		return nil, fmt.Errorf("kgmemlangchain: new embedder: %s: %w", problem, kgmem.ErrInvalidArgument)
 	}
 	return &Embedder{e: e, model: model}, nil
 }
