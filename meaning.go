@@ -1,7 +1,6 @@
 package kgmem
 
 import (
-	"cmp"
 	"context"
 	"hash/fnv"
 	"slices"
@@ -258,12 +257,7 @@ func (x *entityVectors) nearest(q []float32, threshold float64, k int) []seedLin
 			out = append(out, seedLink{id: id, quality: min(c, 1)})
 		}
 	}
-	slices.SortFunc(out, func(a, b seedLink) int {
-		if c := cmp.Compare(b.quality, a.quality); c != 0 {
-			return c
-		}
-		return strings.Compare(a.id, b.id)
-	})
+	slices.SortFunc(out, bestSeedFirst)
 	if len(out) > k {
 		out = out[:k]
 	}
