@@ -16,8 +16,8 @@ import (
 
 // The fusion evaluation compares, on Cranfield and on a paraphrase set,
 // BM25 alone, the dense ranking alone and several ways of fusing them, with
-// the hashing test embedder, random vectors, and (KGMEM_USE_MODULES) a
-// real sentence encoder. It chose the fusion the store uses (a convex
+// the hashing test embedder, random vectors, and a real sentence encoder
+// (when KGMEM_USE_MODULES is set: see usemodel_test.go). It chose the fusion the store uses (a convex
 // combination with DefaultDenseWeight, scaled per query by the agreement
 // gate) and checks that the store's fused ranking is never worse than
 // BM25 alone.
