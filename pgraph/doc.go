@@ -104,7 +104,10 @@
 // namespace, one from before Clear, one newer than any transaction the
 // server has started, and 0 are answered with a Reset: every entity of the
 // namespace. Writers pay a trigger per entity written and a log row per
-// entity removed (see BenchmarkChangeFeedWrites).
+// entity removed (see BenchmarkChangeFeedWrites). The triggers run with the
+// writer's privileges: a role that writes entities also needs INSERT and
+// DELETE on kgmem_entity_removals and INSERT and UPDATE on
+// kgmem_entity_feed (the role that ran Migrate owns them all).
 //
 // # Indexes and costs
 //
