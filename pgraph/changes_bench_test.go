@@ -45,54 +45,73 @@ func schemaAt(b *testing.B, v int) *Graph {
 
 // BenchmarkChangeFeedWrites times writes at schema version 5, before the
 // change feed, and at version 6, whose triggers stamp every written
-// entity and log every removal, in the same run: the ratio is the feed's
-// cost to writers.
+// entity and log every removal, side by side in the same run: the ratio
+// is the feed's cost to writers.
 func BenchmarkChangeFeedWrites(b *testing.B) {
 	batch := 1000
 	if testing.Short() {
 		batch = 100
 	}
-	for _, v := range []int{5, 6} {
-		b.Run(fmt.Sprintf("schema=%d", v), func(b *testing.B) {
-			g := schemaAt(b, v)
-			ctx := context.Background()
-			b.Run("AddEntity", func(b *testing.B) {
+	graphs := map[int]*Graph{5: schemaAt(b, 5), 6: schemaAt(b, 6)}
+	ctx := context.Background()
+	each := func(b *testing.B, op func(b *testing.B, g *Graph)) {
+		for _, v := range []int{5, 6} {
+			b.Run(fmt.Sprintf("schema=%d", v), func(b *testing.B) {
 				b.ReportAllocs()
-				for i := 0; b.Loop(); i++ {
-					e := kgmem.Entity{ID: fmt.Sprint("w", i%1000), Name: fmt.Sprintf("Writer entity %d", i)}
-					if err := g.AddEntity(ctx, e); err != nil {
-						b.Fatal(err)
-					}
-				}
+				op(b, graphs[v])
 			})
-			b.Run("RemoveEntity", func(b *testing.B) {
-				b.ReportAllocs()
-				for i := 0; b.Loop(); i++ {
-					b.StopTimer()
-					id := fmt.Sprint("r", i)
-					if err := g.AddEntity(ctx, kgmem.Entity{ID: id}); err != nil {
-						b.Fatal(err)
-					}
-					b.StartTimer()
-					if err := g.RemoveEntity(ctx, id); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-			b.Run(fmt.Sprintf("AddBatch/entities=%d", batch), func(b *testing.B) {
-				b.ReportAllocs()
-				ents := make([]kgmem.Entity, batch)
-				for i := 0; b.Loop(); i++ {
-					for j := range ents {
-						ents[j] = kgmem.Entity{ID: fmt.Sprint("b", j), Name: fmt.Sprintf("Batch entity %d %d", i, j)}
-					}
-					if err := g.AddBatch(ctx, ents, nil); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-		})
+		}
 	}
+	b.Run("AddEntity", func(b *testing.B) {
+		each(b, func(b *testing.B, g *Graph) {
+			for i := 0; b.Loop(); i++ {
+				e := kgmem.Entity{ID: fmt.Sprint("w", i%1000), Name: fmt.Sprintf("Writer entity %d", i)}
+				if err := g.AddEntity(ctx, e); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	})
+	b.Run("SetEntityTags", func(b *testing.B) {
+		each(b, func(b *testing.B, g *Graph) {
+			if err := g.AddEntity(ctx, kgmem.Entity{ID: "tagged"}); err != nil {
+				b.Fatal(err)
+			}
+			for i := 0; b.Loop(); i++ {
+				if _, err := g.SetEntityTags(ctx, "tagged", []string{fmt.Sprint("t", i%2)}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	})
+	b.Run("RemoveEntity", func(b *testing.B) {
+		each(b, func(b *testing.B, g *Graph) {
+			for i := 0; b.Loop(); i++ {
+				b.StopTimer()
+				id := fmt.Sprint("r", i)
+				if err := g.AddEntity(ctx, kgmem.Entity{ID: id}); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				if err := g.RemoveEntity(ctx, id); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	})
+	b.Run(fmt.Sprintf("AddBatch/entities=%d", batch), func(b *testing.B) {
+		each(b, func(b *testing.B, g *Graph) {
+			ents := make([]kgmem.Entity, batch)
+			for i := 0; b.Loop(); i++ {
+				for j := range ents {
+					ents[j] = kgmem.Entity{ID: fmt.Sprint("b", j), Name: fmt.Sprintf("Batch entity %d %d", i, j)}
+				}
+				if err := g.AddBatch(ctx, ents, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	})
 }
 
 // BenchmarkEntityChanges times one answer of the feed over a namespace of
