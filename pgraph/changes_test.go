@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -441,5 +442,13 @@ func TestEntityChangesConcurrentWriters(t *testing.T) {
 		if m, ok := mirror[e.ID]; !ok || m.Name != e.Name || !slices.Equal(m.Tags, e.Tags) {
 			t.Fatalf("the consumer holds %+v for %q, the graph %+v", m, e.ID, e)
 		}
+	}
+}
+
+// TestRemovalWindowInTrigger: the trigger of schema version 6 trims to
+// removalWindow.
+func TestRemovalWindowInTrigger(t *testing.T) {
+	if want := fmt.Sprintf("seq <= hi - %d\n", removalWindow); !strings.Contains(migrations[5].sql, want) {
+		t.Fatalf("the version 6 trigger does not trim with %q", want)
 	}
 }

@@ -166,7 +166,7 @@ BEGIN
 	SELECT min(seq), max(seq) INTO lo, hi FROM ins;
 	IF hi IS NOT NULL AND hi / 1024 > (lo - 1) / 1024 THEN
 		WITH trimmed AS (
-			DELETE FROM kgmem_entity_removals WHERE seq <= hi - ` + removalWindowSQL + `
+			DELETE FROM kgmem_entity_removals WHERE seq <= hi - 65536
 			RETURNING namespace, change_xid
 		)
 		INSERT INTO kgmem_entity_feed (namespace, floor)
@@ -185,12 +185,9 @@ CREATE TRIGGER kgmem_entities_removed AFTER DELETE ON kgmem_entities
 // removalWindow is how many entity removals, across every namespace of
 // the database, kgmem_entity_removals keeps (give or take the 1,024
 // between two trims and the removals of transactions still running):
-// about 100 bytes each. Schema version 6 wrote it into its trigger; a
-// change needs a new migration.
-const (
-	removalWindow    = 65536
-	removalWindowSQL = "65536"
-)
+// about 100 bytes each. Schema version 6 writes it into its trigger
+// (a test checks they agree); a change needs a new migration.
+const removalWindow = 65536
 
 // migration is one step of the schema: SQL, or a backfill run in Go
 // inside the migration's transaction.
