@@ -103,7 +103,8 @@
 // 1,024 by the trigger. A version older than a trimmed removal of its
 // namespace, one from before Clear, one newer than any transaction the
 // server has started, and 0 are answered with a Reset: every entity of the
-// namespace. Writers pay a trigger per entity written and a log row per
+// namespace. kgmem_entity_feed keeps that floor: one small row per
+// namespace ever cleared or trimmed. Writers pay a trigger per entity written and a log row per
 // entity removed (see BenchmarkChangeFeedWrites). The triggers run with the
 // writer's privileges: a role that writes entities also needs INSERT and
 // DELETE on kgmem_entity_removals and INSERT and UPDATE on
