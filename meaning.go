@@ -49,8 +49,10 @@ const (
 // whose Model WithEmbedder would refuse makes the retriever's
 // configuration invalid (ErrInvalidArgument). Memory is entities ×
 // Model().Dimensions × 4 bytes per graph; a fallback costs one Embed call
-// for the query and a scan of the vectors. Graphs that do not implement
-// EntityChangeFeed (pgraph.Graph) are not linked by meaning.
+// for the query and a scan of the vectors. InMemoryGraph and pgraph.Graph
+// implement EntityChangeFeed, which keeps the vectors fresh by embedding
+// only what changed; a graph that does not implement it is not linked by
+// meaning.
 func WithLinkEmbedder(e Embedder, threshold float64) RetrieverOption {
 	return retrieverOptionFunc(func(r *MemoryRetriever) {
 		r.linkEmbedder, r.linkThreshold = e, threshold
