@@ -10,7 +10,13 @@ import (
 // written since an earlier point, so that a consumer keeping something per
 // entity (MemoryRetriever's index of entity vectors, see WithLinkEmbedder)
 // refreshes only what changed instead of reading the whole graph on every
-// query. InMemoryGraph implements it; pgraph.Graph does not.
+// query. InMemoryGraph and pgraph.Graph implement it.
+//
+// A consumer keeps the Version of each answer and passes it as since next
+// time; it applies Changed as "this entity is now so" and Removed as "this
+// entity is gone", which is idempotent: a feed may deliver a change more
+// than once (pgraph.Graph does while transactions run concurrently with
+// the read), never skip one.
 type EntityChangeFeed interface {
 	// EntityChanges returns what changed since version since (0: since the
 	// graph was created, which reports every entity as a Reset). A done
@@ -21,18 +27,22 @@ type EntityChangeFeed interface {
 // EntityChanges is the answer of EntityChangeFeed.EntityChanges.
 type EntityChanges struct {
 	// Version is the graph's version now: pass it as since next time.
+	// Versions are opaque: only the graph that issued one (for pgraph, the
+	// same database) can serve it.
 	Version uint64
 	// Reset reports that since could not be served (too old, from before
-	// the graph's contents were replaced by ReadFrom, or never issued by
-	// this graph): Changed holds every entity, and a consumer forgets
+	// the graph's contents were replaced by ReadFrom or emptied by
+	// pgraph.Graph.Clear, or never issued by this graph): Changed holds every entity, and a consumer forgets
 	// everything else it kept.
 	Reset bool
 	// Changed holds the entities added or written since (AddEntity,
 	// AddBatch, SetEntityTags, RemoveSource), as they are now, ordered by
-	// ID.
+	// ID. It may also hold entities written before since, again (see
+	// EntityChangeFeed).
 	Changed []Entity
-	// Removed holds the IDs of entities removed since, sorted. Without
-	// Reset, an ID is in at most one of Changed and Removed.
+	// Removed holds the IDs of entities removed since and absent now,
+	// sorted; it may also hold IDs removed before since. Without Reset, an
+	// ID is in at most one of Changed and Removed.
 	Removed []string
 }
 

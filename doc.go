@@ -81,6 +81,7 @@
 // [ErrLocked] when another Open holds a durable memory's directory,
 // [ErrCorrupt] when its files fail their checks, [ErrJournal] when it
 // cannot write its journal, [ErrEmbedding] when a store's [Embedder] fails
+// (and in the warnings of linking by meaning, [WithLinkEmbedder]),
 // and [ErrEmbeddingModel] when stored vectors come from another model than
 // the store's (see [WithEmbedder]). A write that
 // fails leaves the graph exactly as it was. A cancelled context makes a

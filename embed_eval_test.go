@@ -16,8 +16,8 @@ import (
 
 // The fusion evaluation compares, on Cranfield and on a paraphrase set,
 // BM25 alone, the dense ranking alone and several ways of fusing them, with
-// the hashing test embedder, random vectors, and (KGMEM_USE_MODULES) a
-// real sentence encoder. It chose the fusion the store uses (a convex
+// the hashing test embedder, random vectors, and a real sentence encoder
+// (when KGMEM_USE_MODULES is set: see usemodel_test.go). It chose the fusion the store uses (a convex
 // combination with DefaultDenseWeight, scaled per query by the agreement
 // gate) and checks that the store's fused ranking is never worse than
 // BM25 alone.
@@ -129,9 +129,9 @@ func (s *evalSet) score(t testing.TB, e Embedder) *scoredRun {
 		index[d.ID] = i
 	}
 	m := e.Model()
-	dv, err := embedTexts(ctx, e, m, texts, func(int) string { return "doc" })
+	dv, err := embedTexts(ctx, e, m, texts, func(int) string { return "doc" }, rejectZero)
 	require.NoError(t, err)
-	qv, err := embedTexts(ctx, e, m, s.queries, func(int) string { return "query" })
+	qv, err := embedTexts(ctx, e, m, s.queries, func(int) string { return "query" }, rejectZero)
 	require.NoError(t, err)
 	for qi, q := range s.queries {
 		bm := make([]float64, len(s.docs))

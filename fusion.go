@@ -36,35 +36,8 @@ func (s *InMemoryKnowledgeStore) fuse(ctx context.Context, qv []float32, lists [
 	w := param(s.denseWeight, DefaultDenseWeight)
 	d := s.model.Dimensions
 
-	sums, _ := s.sums.Get().(*scoreSums)
-	if sums == nil {
-		sums = &scoreSums{}
-	}
-	if len(sums.sum) < len(s.numbered) {
-		sums.sum = make([]float64, len(s.numbered)+len(s.numbered)/4)
-	}
-	defer func() {
-		for _, num := range sums.touched {
-			sums.sum[num] = 0
-		}
-		sums.touched = sums.touched[:0]
-		s.sums.Put(sums)
-	}()
-	for i, pl := range lists {
-		if pl == nil {
-			continue
-		}
-		for _, p := range pl.list {
-			c := termScore(weights[i], p)
-			if c <= 0 {
-				continue
-			}
-			if sums.sum[p.num] == 0 {
-				sums.touched = append(sums.touched, p.num)
-			}
-			sums.sum[p.num] += c
-		}
-	}
+	sums := s.sumTerms(lists, weights, termScore)
+	defer s.putSums(sums)
 	bmTop := topK{limit: gateBM25}
 	for _, num := range sums.touched {
 		bmTop.offer(hit{entry: s.numbered[num], raw: sums.sum[num]})

@@ -1,11 +1,8 @@
 package kgmem
 
 import (
-	"cmp"
 	"context"
-	"fmt"
 	"hash/fnv"
-	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -28,8 +25,6 @@ const (
 	// maxMeaningLinks is how many entities linking by meaning links at
 	// most: the most similar, above the threshold.
 	maxMeaningLinks = 3
-	// meaningBatch is how many entity texts go to one Embed call.
-	meaningBatch = 64
 )
 
 // WithLinkEmbedder turns on linking by meaning, a fallback of entity
@@ -46,11 +41,18 @@ const (
 // float32 and unit length, maintained on writes rather than per query:
 // before each fallback it asks the graph's EntityChangeFeed for the
 // entities written since its last refresh and embeds only those (in
-// batches of 64, honouring ctx; on failure the index stays as it was and
-// the fallback is skipped with a warning). Memory is entities ×
+// batches of DefaultEmbedBatch, honouring ctx; on failure the index stays
+// as it was and the fallback is skipped with a warning, whose error in
+// RetrievalResult.Errors wraps ErrEmbedding). The embedder's answers are
+// checked as the store checks them (see ErrEmbedding), except that a zero
+// vector is kept: its entity, or the query, links nothing. An embedder
+// whose Model WithEmbedder would refuse makes the retriever's
+// configuration invalid (ErrInvalidArgument). Memory is entities ×
 // Model().Dimensions × 4 bytes per graph; a fallback costs one Embed call
-// for the query and a scan of the vectors. Graphs that do not implement
-// EntityChangeFeed (pgraph.Graph) are not linked by meaning.
+// for the query and a scan of the vectors. InMemoryGraph and pgraph.Graph
+// implement EntityChangeFeed, which keeps the vectors fresh by embedding
+// only what changed; a graph that does not implement it is not linked by
+// meaning.
 func WithLinkEmbedder(e Embedder, threshold float64) RetrieverOption {
 	return retrieverOptionFunc(func(r *MemoryRetriever) {
 		r.linkEmbedder, r.linkThreshold = e, threshold
@@ -78,12 +80,13 @@ func EntityText(e Entity) string {
 // vector index per graph, by position in MemoryRetriever.graphs.
 type meaningLinker struct {
 	emb       Embedder
+	model     EmbeddingModel // emb.Model(), which never changes
 	threshold float64
 	indexes   []*entityVectors
 }
 
 func newMeaningLinker(e Embedder, threshold float64, graphs int) *meaningLinker {
-	m := &meaningLinker{emb: e, threshold: threshold, indexes: make([]*entityVectors, graphs)}
+	m := &meaningLinker{emb: e, model: e.Model(), threshold: threshold, indexes: make([]*entityVectors, graphs)}
 	for i := range m.indexes {
 		m.indexes[i] = &entityVectors{refresh: make(chan struct{}, 1), pos: map[string]int{}}
 	}
@@ -117,60 +120,14 @@ func (m *meaningLinker) link(ctx context.Context, gi int, g KnowledgeGraph, quer
 		return nil, nil
 	}
 	x := m.indexes[gi]
-	if err := x.update(ctx, feed, m.emb); err != nil {
+	if err := x.update(ctx, feed, m.emb, m.model); err != nil {
 		return nil, err
 	}
-	q, err := embedOne(ctx, m.emb, query)
+	q, err := embedTexts(ctx, m.emb, m.model, []string{query}, func(int) string { return "query " + quote.Value(query) }, keepZero)
 	if err != nil {
 		return nil, err
 	}
-	return x.nearest(q, m.threshold, maxMeaningLinks), nil
-}
-
-// embedOne embeds one text and returns its unit vector.
-func embedOne(ctx context.Context, e Embedder, text string) ([]float32, error) {
-	vs, err := embedChecked(ctx, e, []string{text})
-	if err != nil {
-		return nil, err
-	}
-	return vs[0], nil
-}
-
-// embedChecked calls e.Embed and checks its answer: one vector per text,
-// each of Model().Dimensions finite values; each is scaled to unit length
-// (a zero vector stays zero and matches nothing).
-func embedChecked(ctx context.Context, e Embedder, texts []string) ([][]float32, error) {
-	dims := e.Model().Dimensions
-	vs, err := e.Embed(ctx, texts)
-	if err != nil {
-		return nil, err
-	}
-	if len(vs) != len(texts) {
-		return nil, fmt.Errorf("embedder returned %d vectors for %d texts: %w", len(vs), len(texts), ErrInvalidArgument)
-	}
-	out := make([][]float32, len(vs))
-	for i, v := range vs {
-		if len(v) != dims {
-			return nil, fmt.Errorf("embedder returned a vector of %d values for %s, want %d: %w",
-				len(v), quote.Value(texts[i]), dims, ErrInvalidArgument)
-		}
-		var norm float64
-		for _, f := range v {
-			if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
-				return nil, fmt.Errorf("embedder returned a value that is not finite for %s: %w", quote.Value(texts[i]), ErrInvalidArgument)
-			}
-			norm += float64(f) * float64(f)
-		}
-		u := make([]float32, dims)
-		if norm > 0 {
-			inv := 1 / math.Sqrt(norm)
-			for j, f := range v {
-				u[j] = float32(float64(f) * inv)
-			}
-		}
-		out[i] = u
-	}
-	return out, nil
+	return x.nearest(q[0], m.threshold, maxMeaningLinks), nil
 }
 
 func textSum(s string) uint64 {
@@ -180,8 +137,10 @@ func textSum(s string) uint64 {
 }
 
 // update brings the index up to date with the graph's writes since the
-// last refresh, embedding only entities whose text changed.
-func (x *entityVectors) update(ctx context.Context, feed EntityChangeFeed, e Embedder) error {
+// last refresh, embedding only entities whose text changed, with e, whose
+// model is m. Vectors are checked as the store checks its own (see
+// embedTexts), except that a zero vector is kept: its entity links nothing.
+func (x *entityVectors) update(ctx context.Context, feed EntityChangeFeed, e Embedder, m EmbeddingModel) error {
 	select {
 	case x.refresh <- struct{}{}:
 	case <-ctx.Done():
@@ -222,26 +181,17 @@ func (x *entityVectors) update(ctx context.Context, feed EntityChangeFeed, e Emb
 		jobs = append(jobs, job{ent.ID, t, sum})
 	}
 	x.mu.RUnlock()
-	dims := e.Model().Dimensions
-	vecs := make([][]float32, len(jobs))
-	for lo := 0; lo < len(jobs); lo += meaningBatch {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		hi := min(lo+meaningBatch, len(jobs))
-		texts := make([]string, hi-lo)
-		for i := range texts {
-			texts[i] = jobs[lo+i].text
-		}
-		vs, err := embedChecked(ctx, e, texts)
-		if err != nil {
-			return err
-		}
-		copy(vecs[lo:hi], vs)
+	texts := make([]string, len(jobs))
+	for i, j := range jobs {
+		texts[i] = j.text
+	}
+	vecs, err := embedTexts(ctx, e, m, texts, func(i int) string { return "entity " + quote.Value(jobs[i].id) }, keepZero)
+	if err != nil {
+		return err
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.dims = dims // the Embedder's Model never changes
+	x.dims = m.Dimensions
 	if ch.Reset {
 		keep := make(map[string]bool, len(ch.Changed))
 		for _, ent := range ch.Changed {
@@ -304,30 +254,12 @@ func (x *entityVectors) nearest(q []float32, threshold float64, k int) []seedLin
 	}
 	var out []seedLink
 	for i, id := range x.ids {
-		v := x.vecs[i*x.dims : (i+1)*x.dims]
-		v = v[:len(q)]
-		var d0, d1, d2, d3 float32 // four sums, in a fixed order: deterministic
-		j := 0
-		for ; j+4 <= len(v); j += 4 {
-			d0 += v[j] * q[j]
-			d1 += v[j+1] * q[j+1]
-			d2 += v[j+2] * q[j+2]
-			d3 += v[j+3] * q[j+3]
-		}
-		for ; j < len(v); j++ {
-			d0 += v[j] * q[j]
-		}
-		dot := float64((d0 + d1) + (d2 + d3))
-		if dot >= threshold && dot > 0 {
-			out = append(out, seedLink{id: id, quality: min(dot, 1)})
+		c := float64(dot(q, x.vecs[i*x.dims:(i+1)*x.dims]))
+		if c >= threshold && c > 0 {
+			out = append(out, seedLink{id: id, quality: min(c, 1)})
 		}
 	}
-	slices.SortFunc(out, func(a, b seedLink) int {
-		if c := cmp.Compare(b.quality, a.quality); c != 0 {
-			return c
-		}
-		return strings.Compare(a.id, b.id)
-	})
+	slices.SortFunc(out, bestSeedFirst)
 	if len(out) > k {
 		out = out[:k]
 	}

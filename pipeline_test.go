@@ -526,7 +526,8 @@ func TestLinkingByMeaning(t *testing.T) {
 	g, _ := seedMemory(t)
 	emb := &wordEmbedder{dims: 256}
 	const q = "who leads the crewed rocket program"
-	vs, err := embedChecked(ctx, emb, []string{q, EntityText(Entity{Name: "Project Apollo", Description: "NASA's crewed rocket program"})})
+	vs, err := embedTexts(ctx, emb, emb.Model(), []string{q, EntityText(Entity{Name: "Project Apollo", Description: "NASA's crewed rocket program"})},
+		func(int) string { return "text" }, keepZero)
 	require.NoError(t, err)
 	var cos float64
 	for i := range vs[0] {
@@ -561,9 +562,13 @@ func TestLinkingByMeaning(t *testing.T) {
 	require.Equal(t, 1, res.Stats.Linked)
 	require.Zero(t, counted.calls.Load())
 
-	// An embedder that fails: a warning, the answer stands.
-	res = retrieve(0, &wordEmbedder{dims: 8, fail: errors.New("model offline")}, q)
-	require.Equal(t, []string{`graph "graph": linking by meaning: model offline`}, res.Warnings)
+	// An embedder that fails: a warning wrapping ErrEmbedding, the answer
+	// stands.
+	offline := errors.New("model offline")
+	res = retrieve(0, &wordEmbedder{dims: 8, fail: offline}, q)
+	require.Equal(t, []string{`graph "graph": linking by meaning: embed entity "alice": model offline: embedding failed`}, res.Warnings)
+	require.ErrorIs(t, res.Errors[0], ErrEmbedding)
+	require.ErrorIs(t, res.Errors[0], offline)
 
 	// A graph without a change feed is not linked by meaning.
 	r := NewMemoryRetriever(nil, RetrieverConfig{}, WithKnowledgeGraph(plainGraph{g}), WithLinkEmbedder(emb, 0.01))
@@ -574,6 +579,71 @@ func TestLinkingByMeaning(t *testing.T) {
 	for _, bad := range []float64{-0.1, 1.1, math.NaN()} {
 		_, err := NewMemoryRetriever(nil, RetrieverConfig{}, WithKnowledgeGraph(g), WithLinkEmbedder(emb, bad)).Retrieve(ctx, q)
 		require.ErrorIs(t, err, ErrInvalidArgument)
+	}
+}
+
+// answerEmbedder returns answer(texts) from Embed.
+type answerEmbedder struct {
+	dims   int
+	answer func(texts []string) [][]float32
+}
+
+func (e answerEmbedder) Model() EmbeddingModel {
+	return EmbeddingModel{Name: "answer", Dimensions: e.dims}
+}
+func (e answerEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	return e.answer(texts), nil
+}
+
+// TestLinkingByMeaningChecksVectors: linking by meaning checks an
+// embedder's answer as the store does: the wrong number of vectors, the
+// wrong length, NaN or ±Inf are a warning wrapping ErrEmbedding and link
+// nothing. A zero vector is kept and links nothing, without a warning: one
+// entity's text must not stop every link. A model the store would refuse
+// is an invalid option.
+func TestLinkingByMeaningChecksVectors(t *testing.T) {
+	ctx := context.Background()
+	g, _ := seedMemory(t)
+	const q = "who leads the crewed rocket program"
+	words := &wordEmbedder{dims: 64}
+	for _, c := range []struct {
+		name  string
+		spoil func(vs [][]float32) [][]float32
+		warn  string
+	}{
+		{"count", func(vs [][]float32) [][]float32 { return vs[1:] }, "returned 2 vectors for 3 texts"},
+		{"length", func(vs [][]float32) [][]float32 { vs[0] = vs[0][:3]; return vs }, "a vector of 3 dimensions, want 64"},
+		{"nan", func(vs [][]float32) [][]float32 { vs[0][0] = float32(math.NaN()); return vs }, "returned NaN at index 0"},
+		{"inf", func(vs [][]float32) [][]float32 { vs[0][0] = float32(math.Inf(-1)); return vs }, "returned -Inf at index 0"},
+		{"zero", func(vs [][]float32) [][]float32 { clear(vs[len(vs)-1]); return vs }, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := answerEmbedder{dims: 64, answer: func(texts []string) [][]float32 {
+				vs, err := words.Embed(ctx, texts)
+				require.NoError(t, err)
+				if len(texts) > 1 { // the entities, not the query
+					vs = c.spoil(vs)
+				}
+				return vs
+			}}
+			res, err := NewMemoryRetriever(nil, RetrieverConfig{}, WithKnowledgeGraph(g), WithLinkEmbedder(e, 0.01)).Retrieve(ctx, q)
+			require.NoError(t, err)
+			if c.warn == "" {
+				require.Empty(t, res.Warnings)
+				require.Positive(t, res.Stats.LinkedByMeaning)
+				return
+			}
+			require.Zero(t, res.Stats.LinkedByMeaning)
+			require.Len(t, res.Errors, 1)
+			require.ErrorIs(t, res.Errors[0], ErrEmbedding)
+			require.Contains(t, res.Warnings[0], c.warn)
+			require.NotContains(t, res.Warnings[0], "kgmem:")
+		})
+	}
+	for _, m := range []int{0, -1, 1<<16 + 1} {
+		_, err := NewMemoryRetriever(nil, RetrieverConfig{}, WithKnowledgeGraph(g), WithLinkEmbedder(answerEmbedder{dims: m}, 0)).Retrieve(ctx, q)
+		require.ErrorIs(t, err, ErrInvalidArgument)
+		require.ErrorContains(t, err, "WithLinkEmbedder")
 	}
 }
 

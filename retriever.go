@@ -274,6 +274,8 @@ func (r *MemoryRetriever) config() (RetrieverConfig, error) {
 		return bad("MMRLambda %v outside [0,1]", c.MMRLambda)
 	case !(r.linkThreshold >= 0 && r.linkThreshold <= 1):
 		return bad("link threshold %v outside [0,1]", r.linkThreshold)
+	case r.linkEmbedder != nil && modelProblem(r.linkEmbedder.Model()) != "":
+		return bad("WithLinkEmbedder: %s", modelProblem(r.linkEmbedder.Model()))
 	case r.rerankTopN < 0:
 		return bad("negative reranker topN %d", r.rerankTopN)
 	}
@@ -559,7 +561,7 @@ func (r *MemoryRetriever) searchGraph(ctx context.Context, gi int, g KnowledgeGr
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return a, ctxErr
 		}
-		a.soft = fmt.Errorf("linking by meaning: %w", err)
+		a.soft = errmsg.Wrap("linking by meaning", err)
 		return a, nil
 	}
 	if len(seeds) == 0 {

@@ -111,6 +111,14 @@ type seedLink struct {
 	quality float64
 }
 
+// bestSeedFirst orders seeds by quality, best first, then by ID.
+func bestSeedFirst(a, b seedLink) int {
+	if c := cmp.Compare(b.quality, a.quality); c != 0 {
+		return c
+	}
+	return strings.Compare(a.id, b.id)
+}
+
 // sortSeeds orders seeds best first (quality, then ID) and keeps the best
 // max, each entity once.
 func sortSeeds(seeds []seedLink, max int) []seedLink {
@@ -121,12 +129,7 @@ func sortSeeds(seeds []seedLink, max int) []seedLink {
 		return cmp.Compare(b.quality, a.quality)
 	})
 	seeds = slices.CompactFunc(seeds, func(a, b seedLink) bool { return a.id == b.id })
-	slices.SortFunc(seeds, func(a, b seedLink) int {
-		if c := cmp.Compare(b.quality, a.quality); c != 0 {
-			return c
-		}
-		return strings.Compare(a.id, b.id)
-	})
+	slices.SortFunc(seeds, bestSeedFirst)
 	if len(seeds) > max {
 		seeds = seeds[:max]
 	}

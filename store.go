@@ -289,6 +289,46 @@ type scoreSums struct {
 	cos     []float64 // with an embedder: each page's similarity to the query
 }
 
+// sumTerms returns, from the pool, each page's sum of termScore over the
+// postings of lists (weights[i] being term i's), summed term by term in
+// query order so that a page's sum never depends on the order of the
+// postings; only pages with a positive sum are touched. The caller holds
+// s.mu for reading and gives the sums back with putSums.
+func (s *InMemoryKnowledgeStore) sumTerms(lists []*postingList, weights []float64, termScore func(float64, posting) float64) *scoreSums {
+	sums, _ := s.sums.Get().(*scoreSums)
+	if sums == nil {
+		sums = &scoreSums{}
+	}
+	if len(sums.sum) < len(s.numbered) {
+		sums.sum = make([]float64, len(s.numbered)+len(s.numbered)/4)
+	}
+	for i, pl := range lists {
+		if pl == nil {
+			continue
+		}
+		for _, p := range pl.list {
+			c := termScore(weights[i], p)
+			if c <= 0 {
+				continue
+			}
+			if sums.sum[p.num] == 0 {
+				sums.touched = append(sums.touched, p.num)
+			}
+			sums.sum[p.num] += c
+		}
+	}
+	return sums
+}
+
+// putSums zeroes what sums touched and returns it to the pool.
+func (s *InMemoryKnowledgeStore) putSums(sums *scoreSums) {
+	for _, num := range sums.touched {
+		sums.sum[num] = 0
+	}
+	sums.touched = sums.touched[:0]
+	s.sums.Put(sums)
+}
+
 // pageEntry is a stored page and its place in the index.
 type pageEntry struct {
 	page       KnowledgePage
@@ -474,7 +514,7 @@ func (s *InMemoryKnowledgeStore) embed(ctx context.Context, ms []*pageMutation) 
 	}
 	vecs, err := embedTexts(ctx, s.embedder, s.model, texts, func(i int) string {
 		return "page " + quote.Value(ms[i].Page.ID)
-	})
+	}, rejectZero)
 	if err != nil {
 		return err
 	}
@@ -942,7 +982,7 @@ func (s *InMemoryKnowledgeStore) search(ctx context.Context, query string, limit
 	}
 	var qv []float32 // the query's unit vector, with an embedder
 	if s.embedder != nil {
-		vs, err := embedTexts(ctx, s.embedder, s.model, []string{query}, func(int) string { return "query " + quote.Value(query) })
+		vs, err := embedTexts(ctx, s.embedder, s.model, []string{query}, func(int) string { return "query " + quote.Value(query) }, rejectZero)
 		if err != nil {
 			return nil, err
 		}
@@ -1004,38 +1044,13 @@ func (s *InMemoryKnowledgeStore) search(ctx context.Context, query string, limit
 			}
 		}
 	} else {
-		// Several terms: sum per page, term by term in query order, so a
-		// page's sum never depends on the order of the postings.
-		sums, _ := s.sums.Get().(*scoreSums)
-		if sums == nil {
-			sums = &scoreSums{}
-		}
-		if len(sums.sum) < len(s.numbered) {
-			sums.sum = make([]float64, len(s.numbered)+len(s.numbered)/4)
-		}
-		for i, pl := range lists {
-			if pl == nil {
-				continue
-			}
-			for _, p := range pl.list {
-				c := termScore(weights[i], p)
-				if c <= 0 {
-					continue
-				}
-				num := p.num
-				if sums.sum[num] == 0 {
-					sums.touched = append(sums.touched, num)
-				}
-				sums.sum[num] += c
-			}
-		}
+		// Several terms: sum per page.
+		sums := s.sumTerms(lists, weights, termScore)
 		top.h = make([]hit, 0, min(limit, len(sums.touched)))
 		for _, num := range sums.touched {
 			top.offer(hit{entry: s.numbered[num], raw: sums.sum[num]})
-			sums.sum[num] = 0
 		}
-		sums.touched = sums.touched[:0]
-		s.sums.Put(sums)
+		s.putSums(sums)
 	}
 	hits := top.sorted()
 	for i := range hits {

@@ -8,8 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"unicode/utf8"
 
+	"github.com/kgmem/kgmem/internal/embedmodel"
 	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/kgmem/kgmem/internal/quote"
 )
@@ -24,7 +24,8 @@ var ErrEmbeddingModel = errors.New("embedding model mismatch")
 // ErrEmbedding is returned by a write or a search whose Embedder failed or
 // returned vectors that cannot be used (the wrong number of them, the
 // wrong length, NaN or infinite values, all zeros). The write stores
-// nothing.
+// nothing. Linking by meaning (WithLinkEmbedder) reports the same failures
+// as warnings whose RetrievalResult.Errors wrap it.
 var ErrEmbedding = errors.New("embedding failed")
 
 // Defaults of dense search.
@@ -117,24 +118,27 @@ func WithVectorIndex(newIndex func(dims int) VectorIndex) StoreOption {
 }
 
 // modelProblem says what makes m unfit to describe an embedder's
-// vectors, or returns "" when nothing does.
-func modelProblem(m EmbeddingModel) string {
-	switch {
-	case blank(m.Name) || !utf8.ValidString(m.Name):
-		return fmt.Sprintf("embedding model name %s is blank or not valid UTF-8", quote.Value(m.Name))
-	case m.Dimensions <= 0 || m.Dimensions > maxDimensions:
-		return fmt.Sprintf("embedding model %s: %d dimensions, want 1 to %d", quote.Value(m.Name), m.Dimensions, maxDimensions)
-	}
-	return ""
-}
+// vectors, or returns "" when nothing does (see embedmodel.Problem).
+func modelProblem(m EmbeddingModel) string { return embedmodel.Problem(m.Name, m.Dimensions) }
 
-// maxDimensions bounds a vector's length: 65536 float32 values are 256 KiB
-// a page, which keeps a page's journal record far below its 64 MiB limit.
-const maxDimensions = 1 << 16
+// zeroVectors says what embedTexts makes of an all-zero vector, which has
+// no direction.
+type zeroVectors bool
+
+const (
+	// rejectZero makes a zero vector an error wrapping ErrEmbedding: the
+	// store's pages and queries, whose cosine would be undefined.
+	rejectZero zeroVectors = false
+	// keepZero keeps a zero vector as zeros, similar to nothing: linking
+	// by meaning, where one entity's text must not stop every link.
+	keepZero zeroVectors = true
+)
 
 // embedTexts embeds texts with e in batches of at most DefaultEmbedBatch,
-// checking ctx between them, and returns one unit vector per text.
-func embedTexts(ctx context.Context, e Embedder, m EmbeddingModel, texts []string, what func(i int) string) ([][]float32, error) {
+// checking ctx between them, and returns one unit vector per text (see
+// unitVector). what names the i-th text in errors. An Embed error that is
+// ctx's is returned as ctx.Err(); any other failure wraps ErrEmbedding.
+func embedTexts(ctx context.Context, e Embedder, m EmbeddingModel, texts []string, what func(i int) string, zero zeroVectors) ([][]float32, error) {
 	out := make([][]float32, 0, len(texts))
 	for start := 0; start < len(texts); start += DefaultEmbedBatch {
 		if err := ctx.Err(); err != nil {
@@ -153,7 +157,7 @@ func embedTexts(ctx context.Context, e Embedder, m EmbeddingModel, texts []strin
 				what(start), quote.Value(m.Name), len(vecs), len(batch), ErrEmbedding)
 		}
 		for i, v := range vecs {
-			u, err := unitVector(v, m)
+			u, err := unitVector(v, m, zero)
 			if err != nil {
 				return nil, errmsg.Wrapf(err, "kgmem: embed %s", what(start+i))
 			}
@@ -165,9 +169,10 @@ func embedTexts(ctx context.Context, e Embedder, m EmbeddingModel, texts []strin
 
 // unitVector returns a copy of v scaled to unit length, or an error
 // wrapping ErrEmbedding when v is not a vector of model m: the wrong
-// length, a NaN or infinite value, or all zeros (a zero vector has no
-// direction, and cosine similarity is undefined for it).
-func unitVector(v []float32, m EmbeddingModel) ([]float32, error) {
+// length, a NaN or infinite value, or (with rejectZero) all zeros (a zero
+// vector has no direction, and cosine similarity is undefined for it).
+// With keepZero, a zero vector is returned as a copy of zeros.
+func unitVector(v []float32, m EmbeddingModel, zero zeroVectors) ([]float32, error) {
 	if len(v) != m.Dimensions {
 		return nil, fmt.Errorf("kgmem: model %s returned a vector of %d dimensions, want %d: %w", quote.Value(m.Name), len(v), m.Dimensions, ErrEmbedding)
 	}
@@ -178,6 +183,9 @@ func unitVector(v []float32, m EmbeddingModel) ([]float32, error) {
 			return nil, fmt.Errorf("kgmem: model %s returned %v at index %d: %w", quote.Value(m.Name), x, i, ErrEmbedding)
 		}
 		norm += f * f
+	}
+	if norm == 0 && zero == keepZero {
+		return make([]float32, len(v)), nil
 	}
 	if norm == 0 || math.IsInf(norm, 0) {
 		return nil, fmt.Errorf("kgmem: model %s returned a vector of zero or unbounded length: %w", quote.Value(m.Name), ErrEmbedding)

@@ -54,6 +54,15 @@
 //     keys, ordering, copies and errors (skipped otherwise);
 //   - an already-cancelled context fails every method with
 //     [context.Canceled] and leaves the graph unchanged;
+//   - the change feed, for a graph that implements
+//     [kgmem.EntityChangeFeed] (skipped otherwise): since 0 and a version
+//     never issued are a Reset listing every entity; adds, updates, tag
+//     changes, AddBatch and RemoveSource (for graphs that have them) are
+//     in Changed as the entities are now, removals in Removed, an entity
+//     removed and added again only in Changed; both ordered by ID; and a
+//     consumer that applies every answer of a random history holds exactly
+//     the graph's entities. A change may be delivered more than once, so
+//     the checks require every change, not only those;
 //   - valid time on relations: stored in UTC to the microsecond, replaced
 //     by an upsert, validated (end before start, years outside 1 to 9999),
 //     and read as of an instant: the half-open interval at its edges, now

@@ -34,6 +34,7 @@ func Run(t *testing.T, newGraph func(t *testing.T) kgmem.KnowledgeGraph) {
 		{"FindByName", nameChecks()},
 		{"Cancel", cancelChecks()},
 		{"ValidTime", validTimeChecks()},
+		{"EntityChangeFeed", changeFeedChecks()},
 	}
 	for _, s := range sections {
 		t.Run(s.name, func(t *testing.T) {

@@ -2,7 +2,8 @@
 // agent processes share one memory.
 //
 // [Graph] implements [kgmem.KnowledgeGraph], [kgmem.EntityLinker],
-// [kgmem.NameFinder] and [kgmem.NeighborhoodReader] with the semantics of
+// [kgmem.NameFinder], [kgmem.NeighborhoodReader], [kgmem.SourceIndex] and
+// [kgmem.EntityChangeFeed] with the semantics of
 // [kgmem.InMemoryGraph], the reference: the same validation and sentinel
 // errors, defaults (a zero relation weight is stored as 1), tag
 // normalisation, case folding, result ordering, tie-breaking and caps. GetRelated and FindPaths do not
@@ -30,8 +31,10 @@
 //	if err := g.Migrate(ctx); err != nil { … }
 //	r := kgmem.NewMemoryRetriever(store, kgmem.RetrieverConfig{}, kgmem.WithKnowledgeGraph(g))
 //
-// Migrate creates three tables in the connection's current schema:
-// kgmem_entities, kgmem_relations and kgmem_schema_version. Later versions
+// Migrate creates five tables in the connection's current schema:
+// kgmem_entities, kgmem_relations, kgmem_entity_removals,
+// kgmem_entity_feed and kgmem_schema_version, and two PL/pgSQL trigger
+// functions on kgmem_entities (see Change feed). Later versions
 // of this package add migrations; New refuses a database whose schema is
 // newer than it knows. Version 3 stores weights in (0,1]: it sets the
 // weight of every relation stored with weight 0 to 1, which is what the
@@ -43,7 +46,11 @@
 // neither and stay valid at every instant. Traversals read a relation's
 // validity with it and kgmem drops the relations not valid at the instant
 // asked for (by default now, by the graph's clock, see [WithClock]), so an
-// ended relation is never walked by a default read.
+// ended relation is never walked by a default read. Version 6 adds the
+// change feed: a change_xid column on kgmem_entities (existing rows get
+// the migration's transaction ID), the tables kgmem_entity_removals and
+// kgmem_entity_feed, and the triggers that keep them; it needs PostgreSQL
+// 13 or later (xid8).
 //
 // # Namespaces
 //
@@ -70,6 +77,38 @@
 // REPEATABLE READ transaction, so each answer reflects one moment of the
 // graph even while other processes write. Cancelling the context cancels
 // the running query on the server.
+//
+// # Change feed
+//
+// [Graph.EntityChanges] lists the entities written and removed since an
+// earlier answer, so that kgmem.MemoryRetriever's linking by meaning
+// ([kgmem.WithLinkEmbedder]) embeds only what changed, whichever process
+// wrote it. The database keeps the feed, not the Graph: a BEFORE INSERT OR
+// UPDATE trigger stamps each entity row with the ID of the transaction
+// that wrote it (change_xid), and a statement-level AFTER DELETE trigger
+// logs every removed entity with its transaction's ID, so every write path
+// is covered — AddEntity, AddBatch's COPY and upsert, SetEntityTags,
+// RemoveEntity, Clear, and SQL run by hand. A version is the oldest
+// transaction running when an answer was read (its snapshot's xmin);
+// the next answer lists every change by that transaction or a newer one.
+// A writer that began before a read and commits after it is therefore
+// never skipped, however the commits of several processes interleave. The
+// price is re-delivery: an entity written by a transaction is delivered
+// again by every answer read while a transaction that began before it is
+// still running anywhere on the server (a session left idle in a
+// transaction keeps such changes coming); the retriever re-embeds only
+// entities whose text changed.
+//
+// The removal log keeps the database's last 65,536 removals, trimmed every
+// 1,024 by the trigger. A version older than a trimmed removal of its
+// namespace, one from before Clear, one newer than any transaction the
+// server has started, and 0 are answered with a Reset: every entity of the
+// namespace. kgmem_entity_feed keeps that floor: one small row per
+// namespace ever cleared or trimmed. Writers pay a trigger per entity written and a log row per
+// entity removed (see BenchmarkChangeFeedWrites). The triggers run with the
+// writer's privileges: a role that writes entities also needs INSERT and
+// DELETE on kgmem_entity_removals and INSERT and UPDATE on
+// kgmem_entity_feed (the role that ran Migrate owns them all).
 //
 // # Indexes and costs
 //

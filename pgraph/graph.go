@@ -680,7 +680,8 @@ func (g *Graph) EntityCountByTag(ctx context.Context, tag string) (int, error) {
 }
 
 // Clear deletes every entity and relation of the graph's namespace, in one
-// transaction. Other namespaces are untouched.
+// transaction. Other namespaces are untouched. The change feed
+// (EntityChanges) answers every version issued before with a Reset.
 func (g *Graph) Clear(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -690,7 +691,16 @@ func (g *Graph) Clear(ctx context.Context) error {
 			if _, err := tx.Exec(ctx, "DELETE FROM "+relationsTable+" WHERE namespace = $1", g.ns); err != nil {
 				return err
 			}
-			_, err := tx.Exec(ctx, "DELETE FROM "+entitiesTable+" WHERE namespace = $1", g.ns)
+			if _, err := tx.Exec(ctx, "DELETE FROM "+entitiesTable+" WHERE namespace = $1", g.ns); err != nil {
+				return err
+			}
+			// The change feed answers every earlier version with a Reset,
+			// so the removals need not be kept.
+			if _, err := tx.Exec(ctx, "DELETE FROM "+removalsTable+" WHERE namespace = $1", g.ns); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, "INSERT INTO "+feedTable+" (namespace, floor) VALUES ($1, pg_current_xact_id())"+
+				" ON CONFLICT (namespace) DO UPDATE SET floor = greatest("+feedTable+".floor, excluded.floor)", g.ns)
 			return err
 		})
 		if err != nil {

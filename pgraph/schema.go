@@ -11,7 +11,7 @@ import (
 
 // SchemaVersion is the version of the database schema this package reads
 // and writes; Migrate brings a database up to it.
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 // migrationLock is the key of the transaction-level advisory lock that
 // serialises migrations: two processes migrating at once take turns, and
@@ -24,6 +24,8 @@ const (
 	versionTable   = "kgmem_schema_version"
 	entitiesTable  = "kgmem_entities"
 	relationsTable = "kgmem_relations"
+	removalsTable  = "kgmem_entity_removals"
+	feedTable      = "kgmem_entity_feed"
 )
 
 // migrations[i] brings the schema from version i to version i+1. A
@@ -111,7 +113,81 @@ ALTER TABLE kgmem_relations
 	ADD COLUMN valid_to   timestamptz,
 	ADD CONSTRAINT kgmem_relations_valid_check CHECK (valid_from IS NULL OR valid_to IS NULL OR valid_to >= valid_from);
 `},
+	// Version 6: the entity change feed (kgmem.EntityChangeFeed, see
+	// changes.go). change_xid is the ID of the transaction that last wrote
+	// the entity, set by a trigger on every insert and update, whatever
+	// statement makes it (AddEntity, AddBatch's upsert from COPY,
+	// SetEntityTags, and any later write path); rows written before get the
+	// migration's own. A statement trigger records every deleted entity,
+	// cascades and Clear included, in kgmem_entity_removals. That table is
+	// trimmed to the last removalWindow removals of the database, every
+	// 1,024 removals, and kgmem_entity_feed keeps, per namespace, the floor:
+	// the newest transaction whose removal was trimmed (or that cleared the
+	// namespace), at or below which a change feed version is served as a
+	// Reset. xid8 and pg_current_xact_id need PostgreSQL 13.
+	{sql: `
+ALTER TABLE kgmem_entities ADD COLUMN change_xid xid8;
+UPDATE kgmem_entities SET change_xid = pg_current_xact_id();
+ALTER TABLE kgmem_entities ALTER COLUMN change_xid SET NOT NULL;
+CREATE INDEX kgmem_entities_change_xid ON kgmem_entities (namespace, change_xid);
+
+CREATE TABLE kgmem_entity_removals (
+	seq        bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	namespace  text   NOT NULL,
+	id         text   NOT NULL,
+	change_xid xid8   NOT NULL
+);
+CREATE INDEX kgmem_entity_removals_change_xid ON kgmem_entity_removals (namespace, change_xid);
+
+CREATE TABLE kgmem_entity_feed (
+	namespace text PRIMARY KEY,
+	floor     xid8 NOT NULL
+);
+
+CREATE FUNCTION kgmem_entity_written() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	NEW.change_xid := pg_current_xact_id();
+	RETURN NEW;
+END
+$$;
+CREATE TRIGGER kgmem_entities_written BEFORE INSERT OR UPDATE ON kgmem_entities
+	FOR EACH ROW EXECUTE FUNCTION kgmem_entity_written();
+
+CREATE FUNCTION kgmem_entity_removed() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+	lo bigint;
+	hi bigint;
+BEGIN
+	WITH ins AS (
+		INSERT INTO kgmem_entity_removals (namespace, id, change_xid)
+		SELECT namespace, id, pg_current_xact_id() FROM removed
+		RETURNING seq
+	)
+	SELECT min(seq), max(seq) INTO lo, hi FROM ins;
+	IF hi IS NOT NULL AND hi / 1024 > (lo - 1) / 1024 THEN
+		WITH trimmed AS (
+			DELETE FROM kgmem_entity_removals WHERE seq <= hi - 65536
+			RETURNING namespace, change_xid
+		)
+		INSERT INTO kgmem_entity_feed (namespace, floor)
+		SELECT namespace, max(change_xid) FROM trimmed GROUP BY namespace ORDER BY namespace
+		ON CONFLICT (namespace) DO UPDATE SET floor = greatest(kgmem_entity_feed.floor, excluded.floor);
+	END IF;
+	RETURN NULL;
+END
+$$;
+CREATE TRIGGER kgmem_entities_removed AFTER DELETE ON kgmem_entities
+	REFERENCING OLD TABLE AS removed
+	FOR EACH STATEMENT EXECUTE FUNCTION kgmem_entity_removed();
+`},
 }
+
+// removalWindow is how many entity removals, across every namespace of
+// the database, kgmem_entity_removals keeps (give or take the 1,024
+// between two trims and the removals of transactions still running):
+// about 100 bytes each. Schema version 6 writes it into its trigger
+// (a test checks they agree); a change needs a new migration.
+const removalWindow = 65536
 
 // migration is one step of the schema: SQL, or a backfill run in Go
 // inside the migration's transaction.

@@ -295,6 +295,8 @@ func TestEmbedder(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, got)
 
+	// kgmem checks the vectors where it uses them.
+	pages := []kgmem.KnowledgePage{{ID: "a", Content: "a"}, {ID: "b", Content: "b"}}
 	for name, out := range map[string][][]float64{
 		"count":    {{1, 2}},
 		"length":   {{1, 2}, {3}},
@@ -302,8 +304,8 @@ func TestEmbedder(t *testing.T) {
 		"overflow": {{1, 2}, {1e300, 0}},
 	} {
 		e, _ := kgmemeino.NewEmbedder(fakeEmbedder{out: out}, model)
-		_, err := e.Embed(ctx, []string{"a", "b"})
-		assert.ErrorIs(t, err, kgmem.ErrInvalidArgument, name)
+		err := kgmem.NewInMemoryKnowledgeStore(kgmem.WithEmbedder(e)).PutBatch(ctx, pages)
+		assert.ErrorIs(t, err, kgmem.ErrEmbedding, name)
 	}
 	boom := errors.New("boom")
 	e, _ = kgmemeino.NewEmbedder(fakeEmbedder{err: boom}, model)
@@ -316,6 +318,7 @@ func TestEmbedder(t *testing.T) {
 
 	for name, m := range map[string]kgmem.EmbeddingModel{
 		"blank name": {Name: " ", Dimensions: 2}, "zero dims": {Name: "x"}, "negative dims": {Name: "x", Dimensions: -1},
+		"too many dims": {Name: "x", Dimensions: 1<<16 + 1}, "invalid UTF-8": {Name: "\xff", Dimensions: 2},
 	} {
 		_, err := kgmemeino.NewEmbedder(fakeEmbedder{}, m)
 		assert.ErrorIs(t, err, kgmem.ErrInvalidArgument, name)

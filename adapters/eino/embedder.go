@@ -3,17 +3,14 @@ package kgmemeino
 import (
 	"context"
 	"fmt"
-	"math"
-	"strings"
 
 	"github.com/cloudwego/eino/components/embedding"
 	"github.com/kgmem/kgmem"
-	"github.com/kgmem/kgmem/internal/quote"
+	"github.com/kgmem/kgmem/internal/embedmodel"
 )
 
 // Embedder wraps an Eino embedding.Embedder as a kgmem.Embedder. Eino
-// returns float64 vectors; Embedder converts them to float32 and checks
-// their count and length against the model it was given.
+// returns float64 vectors; Embedder converts them to float32.
 type Embedder struct {
 	e     embedding.Embedder
 	model kgmem.EmbeddingModel
@@ -23,16 +20,15 @@ var _ kgmem.Embedder = (*Embedder)(nil)
 
 // NewEmbedder returns a kgmem.Embedder over e, which produces vectors of
 // model (Eino does not say which model an embedder runs, so the caller
-// does). A nil e, a blank model name or non-positive dimensions fail with an
-// error wrapping kgmem.ErrInvalidArgument.
+// does). A nil e, or a model kgmem.WithEmbedder would refuse (a blank name,
+// dimensions outside [1, 65536]), fails with an error wrapping
+// kgmem.ErrInvalidArgument.
 func NewEmbedder(e embedding.Embedder, model kgmem.EmbeddingModel) (*Embedder, error) {
-	switch {
-	case e == nil:
+	if e == nil {
 		return nil, fmt.Errorf("kgmemeino: new embedder: nil embedder: %w", kgmem.ErrInvalidArgument)
-	case strings.TrimSpace(model.Name) == "":
-		return nil, fmt.Errorf("kgmemeino: new embedder: blank model name: %w", kgmem.ErrInvalidArgument)
-	case model.Dimensions <= 0:
-		return nil, fmt.Errorf("kgmemeino: new embedder: model %s: non-positive dimensions %d: %w", quote.Value(model.Name), model.Dimensions, kgmem.ErrInvalidArgument)
+	}
+	if problem := embedmodel.Problem(model.Name, model.Dimensions); problem != "" {
+		return nil, fmt.Errorf("kgmemeino: new embedder: %s: %w", problem, kgmem.ErrInvalidArgument)
 	}
 	return &Embedder{e: e, model: model}, nil
 }
@@ -40,11 +36,13 @@ func NewEmbedder(e embedding.Embedder, model kgmem.EmbeddingModel) (*Embedder, e
 // Model returns the model given to NewEmbedder.
 func (e *Embedder) Model() kgmem.EmbeddingModel { return e.model }
 
-// Embed returns one float32 vector per text. It returns ctx.Err() when ctx
-// is done before the call, the wrapped embedder's error as it is, and an
-// error wrapping kgmem.ErrInvalidArgument when the embedder returns a
-// different number of vectors than texts, a vector of another length than
-// Model().Dimensions, or a value that is not finite as a float32.
+// Embed returns one vector per text, the wrapped embedder's float64 values
+// converted to float32. It returns ctx.Err() when ctx is done before the
+// call, and the wrapped embedder's error as it is. It does not check the
+// vectors: kgmem checks every Embedder's answer where it uses one (the
+// number of vectors, their length, NaN and ±Inf, a value too large for a
+// float32 being +Inf or -Inf), and fails with an error wrapping
+// kgmem.ErrEmbedding.
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -56,22 +54,11 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	if err != nil {
 		return nil, err
 	}
-	if len(vs) != len(texts) {
-		return nil, fmt.Errorf("kgmemeino: embed: model %s returned %d vectors for %d texts: %w", quote.Value(e.model.Name), len(vs), len(texts), kgmem.ErrInvalidArgument)
-	}
 	out := make([][]float32, len(vs))
-	flat := make([]float32, len(vs)*e.model.Dimensions)
 	for i, v := range vs {
-		if len(v) != e.model.Dimensions {
-			return nil, fmt.Errorf("kgmemeino: embed: model %s returned a vector of %d values for text %d, want %d: %w", quote.Value(e.model.Name), len(v), i, e.model.Dimensions, kgmem.ErrInvalidArgument)
-		}
-		out[i] = flat[i*e.model.Dimensions : (i+1)*e.model.Dimensions : (i+1)*e.model.Dimensions]
+		out[i] = make([]float32, len(v))
 		for j, x := range v {
-			f := float32(x)
-			if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
-				return nil, fmt.Errorf("kgmemeino: embed: model %s returned %v at [%d][%d], not a finite float32: %w", quote.Value(e.model.Name), x, i, j, kgmem.ErrInvalidArgument)
-			}
-			out[i][j] = f
+			out[i][j] = float32(x)
 		}
 	}
 	return out, nil

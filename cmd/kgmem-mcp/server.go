@@ -223,7 +223,7 @@ func (t tools) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallInpu
 	if text == "" {
 		text = "Nothing in memory matches the question."
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
+	return textResult(text), out, nil
 }
 
 func parseDirection(s string) (kgmem.Direction, bool) {
@@ -295,14 +295,19 @@ func traverse(tool string, depth int, direction string, types []string, limit in
 	return kgmem.TraverseOptions{Depth: depth, Direction: dir, RelationTypes: types, Limit: limit}, nil
 }
 
-// explainRelated renders a GetRelated result as kgmem renders retrieval
-// paths.
-func explainRelated(se kgmem.ScoredEntity, names map[string]string) string {
-	it := kgmem.RetrievalItem{Kind: kgmem.ItemEntity, Entity: &se.Entity, Path: se.Path, Relations: se.Relations}
-	for _, id := range se.Path {
+// explainPath renders a path of entities (names maps their IDs to names)
+// as kgmem renders retrieval paths.
+func explainPath(path []string, rels []kgmem.Relation, names map[string]string) string {
+	it := kgmem.RetrievalItem{Kind: kgmem.ItemEntity, Path: path, Relations: rels}
+	for _, id := range path {
 		it.PathNames = append(it.PathNames, names[id])
 	}
 	return it.Explain()
+}
+
+// textResult is a tool result whose content is text.
+func textResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 }
 
 func (t tools) related(ctx context.Context, _ *mcp.CallToolRequest, in RelatedInput) (*mcp.CallToolResult, RelatedOutput, error) {
@@ -326,14 +331,14 @@ func (t tools) related(ctx context.Context, _ *mcp.CallToolRequest, in RelatedIn
 	}
 	var b strings.Builder
 	for _, se := range res {
-		r := Related{ID: se.Entity.ID, Name: se.Entity.Name, Type: se.Entity.Type, Score: se.Score, Path: se.Path, Explanation: explainRelated(se, names)}
+		r := Related{ID: se.Entity.ID, Name: se.Entity.Name, Type: se.Entity.Type, Score: se.Score, Path: se.Path, Explanation: explainPath(se.Path, se.Relations, names)}
 		out.Entities = append(out.Entities, r)
 		fmt.Fprintf(&b, "%.2f %s [%s]\n", r.Score, r.Explanation, r.ID)
 	}
 	if b.Len() == 0 {
 		b.WriteString("No related entities.")
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}, out, nil
+	return textResult(b.String()), out, nil
 }
 
 // PathsInput is the paths tool's input.
@@ -418,18 +423,14 @@ func (t tools) paths(ctx context.Context, _ *mcp.CallToolRequest, in PathsInput)
 		for _, r := range p.Relations {
 			fp.Relations = append(fp.Relations, r.Type)
 		}
-		it := kgmem.RetrievalItem{Kind: kgmem.ItemEntity, Path: p.EntityIDs, Relations: p.Relations}
-		for _, id := range p.EntityIDs {
-			it.PathNames = append(it.PathNames, names[id])
-		}
-		fp.Explanation = it.Explain()
+		fp.Explanation = explainPath(p.EntityIDs, p.Relations, names)
 		out.Paths = append(out.Paths, fp)
 		fmt.Fprintf(&b, "%.2f %s\n", fp.Score, fp.Explanation)
 	}
 	if b.Len() == 0 {
 		b.WriteString("No path between them within max_hops.")
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}, out, nil
+	return textResult(b.String()), out, nil
 }
 
 // ForgetInput is the forget tool's input.
@@ -546,5 +547,5 @@ func (t tools) draw(ctx context.Context, _ *mcp.CallToolRequest, in DrawInput) (
 		return nil, out, kgError(tool, err)
 	}
 	out.Mermaid = b.String()
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "```mermaid\n" + out.Mermaid + "```\n"}}}, out, nil
+	return textResult("```mermaid\n" + out.Mermaid + "```\n"), out, nil
 }
