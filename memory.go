@@ -39,7 +39,9 @@ type Memory struct {
 // when their vectors do not match WithEmbedder, as for OpenStore), and
 // ErrInvalidArgument for an empty dir, a dir that is a file, or an invalid
 // option. With an embedder, Ingest embeds the page before it takes the
-// locks and journals its vector with it.
+// locks and journals its vector with it, and Retriever links by meaning
+// with the same embedder (WithLinkEmbedder at DefaultLinkThreshold) when a
+// question names no entity.
 //
 // Cost: O(snapshot + journal) time.
 func OpenMemory(dir string, opts ...DurableOption) (*Memory, error) {
@@ -65,7 +67,11 @@ func OpenMemory(dir string, opts ...DurableOption) (*Memory, error) {
 		}
 		return log.Append(pm)
 	}
-	m.retriever = NewMemoryRetriever(m.store, RetrieverConfig{}, WithKnowledgeGraph(m.graph))
+	ropts := []RetrieverOption{WithKnowledgeGraph(m.graph)}
+	if e := m.store.embedder; e != nil {
+		ropts = append(ropts, WithLinkEmbedder(e, 0))
+	}
+	m.retriever = NewMemoryRetriever(m.store, RetrieverConfig{}, ropts...)
 	return m, nil
 }
 

@@ -763,3 +763,21 @@ func TestSeededWalksReadAsOf(t *testing.T) {
 	require.NotNil(t, alice)
 	require.Equal(t, []string{"apollo", "alice"}, alice.Path)
 }
+
+// TestMemoryRetrieverUsesTheEmbedder: a memory opened with an embedder
+// links by meaning with it, at the default threshold; without one it
+// does not.
+func TestMemoryRetrieverUsesTheEmbedder(t *testing.T) {
+	emb := &wordEmbedder{dims: 64}
+	m, err := OpenMemory(t.TempDir(), WithEmbedder(emb))
+	require.NoError(t, err)
+	defer m.Close()
+	require.NotNil(t, m.Retriever().meaning)
+	require.Same(t, emb, m.Retriever().linkEmbedder)
+	require.Zero(t, m.Retriever().linkThreshold, "0 means DefaultLinkThreshold")
+
+	plain, err := OpenMemory(t.TempDir())
+	require.NoError(t, err)
+	defer plain.Close()
+	require.Nil(t, plain.Retriever().meaning)
+}
