@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/vectest"
 	"github.com/kgmem/kgmem/kgmemtest"
 	"github.com/stretchr/testify/require"
 )
@@ -132,21 +133,6 @@ func TestDenseFusionByHand(t *testing.T) {
 	require.Equal(t, hits, got)
 }
 
-// randomUnit returns a random unit vector of d dimensions.
-func randomUnit(r *rand.Rand, d int) []float32 {
-	v := make([]float32, d)
-	n := 0.0
-	for i := range v {
-		x := r.NormFloat64()
-		v[i] = float32(x)
-		n += x * x
-	}
-	for i := range v {
-		v[i] = float32(float64(v[i]) / math.Sqrt(n))
-	}
-	return v
-}
-
 // TestExactVectorSearchMatchesBruteForce checks the default index (dense
 // weight 1: rank by cosine alone) against sorting every page by a float64
 // dot product, for dimensions that exercise the unrolled loop and its
@@ -162,7 +148,7 @@ func TestExactVectorSearchMatchesBruteForce(t *testing.T) {
 		for i := range n {
 			id := fmt.Sprintf("p%03d", i)
 			text := "text " + id
-			e.table[text] = randomUnit(r, d)
+			e.table[text] = vectest.Unit(r, d)
 			require.NoError(t, s.Put(ctx, kgmem.KnowledgePage{ID: id, Content: text}))
 			vecs[id] = e.table[text]
 		}
@@ -174,13 +160,13 @@ func TestExactVectorSearchMatchesBruteForce(t *testing.T) {
 				continue
 			}
 			text := "new text " + id
-			e.table[text] = randomUnit(r, d)
+			e.table[text] = vectest.Unit(r, d)
 			require.NoError(t, s.Put(ctx, kgmem.KnowledgePage{ID: id, Content: text}))
 			vecs[id] = e.table[text]
 		}
 		for q := range 20 {
 			query := fmt.Sprintf("query%d", q)
-			qv := randomUnit(r, d)
+			qv := vectest.Unit(r, d)
 			e.table[query] = qv
 			type ref struct {
 				id  string

@@ -12,22 +12,9 @@ import (
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/hnsw"
+	"github.com/kgmem/kgmem/internal/vectest"
 	"github.com/stretchr/testify/require"
 )
-
-func randomUnit(r *rand.Rand, d int) []float32 {
-	v := make([]float32, d)
-	n := 0.0
-	for i := range v {
-		x := r.NormFloat64()
-		v[i] = float32(x)
-		n += x * x
-	}
-	for i := range v {
-		v[i] = float32(float64(v[i]) / math.Sqrt(n))
-	}
-	return v
-}
 
 // vecEmbedder returns the vector its table holds for a text.
 type vecEmbedder struct {
@@ -58,36 +45,11 @@ type fixture struct {
 	queries    []string
 }
 
-// clustered returns a generator of unit vectors around 100 random
-// centres, each at cosine about 0.7 from its centre: random vectors with
-// the cluster structure real embeddings have. Without it (uniform on the
-// sphere) near and far neighbours are almost equally far in 384
-// dimensions, the worst case of every approximate index.
-func clustered(r *rand.Rand, d int) func() []float32 {
-	centres := make([][]float32, 100)
-	for i := range centres {
-		centres[i] = randomUnit(r, d)
-	}
-	return func() []float32 {
-		c := centres[r.IntN(len(centres))]
-		v := randomUnit(r, d)
-		n := 0.0
-		for i := range v {
-			v[i] += c[i]
-			n += float64(v[i]) * float64(v[i])
-		}
-		for i := range v {
-			v[i] = float32(float64(v[i]) / math.Sqrt(n))
-		}
-		return v
-	}
-}
-
 func newFixture(t testing.TB, n, d, queries int, o hnsw.Options, uniform bool) *fixture {
 	r := rand.New(rand.NewPCG(uint64(n), uint64(d)))
-	next := clustered(r, d)
+	next := vectest.Clustered(r, d)
 	if uniform {
-		next = func() []float32 { return randomUnit(r, d) }
+		next = func() []float32 { return vectest.Unit(r, d) }
 	}
 	e := &vecEmbedder{dims: d, table: map[string][]float32{}}
 	f := &fixture{
@@ -169,13 +131,13 @@ func TestDeleteAndReplace(t *testing.T) {
 	vecs := map[string][]float32{}
 	for i := range 300 {
 		id := fmt.Sprintf("v%d", i)
-		vecs[id] = randomUnit(r, 4)
+		vecs[id] = vectest.Unit(r, 4)
 		x.Add(id, vecs[id])
 	}
 	for i := range 250 { // more than half: a rebuild
 		id := fmt.Sprintf("v%d", i)
 		if i%5 == 0 {
-			vecs[id] = randomUnit(r, 4)
+			vecs[id] = vectest.Unit(r, 4)
 			x.Add(id, vecs[id])
 			continue
 		}
@@ -185,7 +147,7 @@ func TestDeleteAndReplace(t *testing.T) {
 	x.Delete("absent")
 	require.Equal(t, len(vecs), x.Len())
 	for range 20 {
-		q := randomUnit(r, 4)
+		q := vectest.Unit(r, 4)
 		got, err := x.Search(q, 5)
 		require.NoError(t, err)
 		require.Len(t, got, 5)
@@ -210,7 +172,7 @@ func TestDeleteAndReplace(t *testing.T) {
 	for id := range vecs {
 		x.Delete(id)
 	}
-	got, err := x.Search(randomUnit(r, 4), 5)
+	got, err := x.Search(vectest.Unit(r, 4), 5)
 	require.NoError(t, err)
 	require.Empty(t, got)
 }
@@ -274,7 +236,7 @@ func TestConcurrentStore(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	e := &vecEmbedder{dims: 16, table: map[string][]float32{}}
 	for i := range 400 {
-		e.table[fmt.Sprintf("text%d", i)] = randomUnit(r, 16)
+		e.table[fmt.Sprintf("text%d", i)] = vectest.Unit(r, 16)
 	}
 	s := kgmem.NewInMemoryKnowledgeStore(kgmem.WithEmbedder(e), kgmem.WithVectorIndex(hnsw.Factory(hnsw.Options{})))
 	done := make(chan struct{})

@@ -7,48 +7,18 @@ import (
 	"slices"
 	"testing"
 	"time"
-)
 
-// unitVec returns a random unit vector of d dimensions, uniform on the
-// sphere.
-func unitVec(r *rand.Rand, d int) []float32 {
-	v := make([]float32, d)
-	n := 0.0
-	for i := range v {
-		x := r.NormFloat64()
-		v[i] = float32(x)
-		n += x * x
-	}
-	for i := range v {
-		v[i] = float32(float64(v[i]) / math.Sqrt(n))
-	}
-	return v
-}
+	"github.com/kgmem/kgmem/internal/vectest"
+)
 
 // vectorGen returns a generator of unit vectors of d dimensions: uniform
 // on the sphere, or around 100 random centres at cosine about 0.7 from
 // their own (as in hnsw_test.go).
 func vectorGen(r *rand.Rand, d int, uniform bool) func() []float32 {
 	if uniform {
-		return func() []float32 { return unitVec(r, d) }
+		return func() []float32 { return vectest.Unit(r, d) }
 	}
-	centres := make([][]float32, 100)
-	for i := range centres {
-		centres[i] = unitVec(r, d)
-	}
-	return func() []float32 {
-		c := centres[r.IntN(len(centres))]
-		v := unitVec(r, d)
-		n := 0.0
-		for i := range v {
-			v[i] += c[i]
-			n += float64(v[i]) * float64(v[i])
-		}
-		for i := range v {
-			v[i] = float32(float64(v[i]) / math.Sqrt(n))
-		}
-		return v
-	}
+	return vectest.Clustered(r, d)
 }
 
 // BenchmarkEfSearch is the trade-off curve behind DefaultEfSearch: the
