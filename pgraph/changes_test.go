@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/kgmemtest"
 )
@@ -215,22 +213,7 @@ func TestEntityChangesRemovalLogIsBounded(t *testing.T) {
 func TestMigrateChangeFeed(t *testing.T) {
 	pool := needDB(t)
 	ctx := t.Context()
-	schema := "kgmem_migrate_" + randomNamespace("f")[2:]
-	if _, err := pool.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{schema}.Sanitize()); err != nil {
-		t.Skipf("cannot create a schema to migrate into: %v", err)
-	}
-	t.Cleanup(func() {
-		if _, err := pool.Exec(context.Background(), "DROP SCHEMA "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
-			t.Error(err)
-		}
-	})
-	cfg := pool.Config().Copy()
-	cfg.ConnConfig.RuntimeParams["search_path"] = schema
-	p, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := emptySchemaPool(t, pool, "f", 0)
 	g := &Graph{pool: p, ns: "f", clock: time.Now}
 	for range 5 { // up to version 5, as an older package left it
 		if _, err := g.migrateOnce(ctx); err != nil {
@@ -240,7 +223,7 @@ func TestMigrateChangeFeed(t *testing.T) {
 	if _, err := p.Exec(ctx, `INSERT INTO kgmem_entities (namespace, id) VALUES ('f', 'a'), ('f', 'b'), ('other', 'c')`); err != nil {
 		t.Fatal(err)
 	}
-	g, err = New(ctx, p, WithNamespace("f"))
+	g, err := New(ctx, p, WithNamespace("f"))
 	if err != nil {
 		t.Fatal(err)
 	}

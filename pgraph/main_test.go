@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -96,4 +97,34 @@ func newTestGraph(tb testing.TB, opts ...Option) *Graph {
 		}
 	})
 	return g
+}
+
+// emptySchemaPool creates an empty schema (named after tag), dropped when
+// the test ends, and returns a pool whose connections use it, with at most
+// maxConns connections (0: as many as pool). Migration tests start from it
+// as from a database no kgmem has touched; the test skips when the
+// database refuses to create a schema.
+func emptySchemaPool(t *testing.T, pool *pgxpool.Pool, tag string, maxConns int32) *pgxpool.Pool {
+	t.Helper()
+	ctx := t.Context()
+	schema := "kgmem_migrate_" + randomNamespace(tag)[2:]
+	if _, err := pool.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{schema}.Sanitize()); err != nil {
+		t.Skipf("cannot create a schema to migrate into: %v", err)
+	}
+	t.Cleanup(func() {
+		if _, err := pool.Exec(context.Background(), "DROP SCHEMA "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
+			t.Error(err)
+		}
+	})
+	cfg := pool.Config().Copy()
+	cfg.ConnConfig.RuntimeParams["search_path"] = schema
+	if maxConns > 0 {
+		cfg.MaxConns = maxConns
+	}
+	p, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	return p
 }

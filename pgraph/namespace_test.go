@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/kgmem/kgmem"
 )
 
@@ -110,23 +109,7 @@ func TestNewOptions(t *testing.T) {
 func TestMigrate(t *testing.T) {
 	pool := needDB(t)
 	ctx := t.Context()
-	schema := "kgmem_migrate_" + randomNamespace("t")[2:]
-	if _, err := pool.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{schema}.Sanitize()); err != nil {
-		t.Skipf("cannot create a schema to migrate into: %v", err)
-	}
-	t.Cleanup(func() {
-		if _, err := pool.Exec(context.Background(), "DROP SCHEMA "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
-			t.Error(err)
-		}
-	})
-	cfg := pool.Config().Copy()
-	cfg.ConnConfig.RuntimeParams["search_path"] = schema
-	cfg.MaxConns = 8
-	p, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := emptySchemaPool(t, pool, "t", 8)
 
 	var wg sync.WaitGroup
 	errs := make([]error, 6)

@@ -1,12 +1,9 @@
 package pgraph
 
 import (
-	"context"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/kgmem/kgmem"
 )
 
@@ -16,22 +13,7 @@ import (
 func TestMigrateValidTime(t *testing.T) {
 	pool := needDB(t)
 	ctx := t.Context()
-	schema := "kgmem_migrate_" + randomNamespace("v")[2:]
-	if _, err := pool.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{schema}.Sanitize()); err != nil {
-		t.Skipf("cannot create a schema to migrate into: %v", err)
-	}
-	t.Cleanup(func() {
-		if _, err := pool.Exec(context.Background(), "DROP SCHEMA "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
-			t.Error(err)
-		}
-	})
-	cfg := pool.Config().Copy()
-	cfg.ConnConfig.RuntimeParams["search_path"] = schema
-	p, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := emptySchemaPool(t, pool, "v", 0)
 	g := &Graph{pool: p, ns: "v", clock: time.Now}
 	for v := 0; v < 3; v++ { // up to version 3, as an older package left it
 		if _, err := g.migrateOnce(ctx); err != nil {
@@ -43,7 +25,7 @@ INSERT INTO kgmem_relations (namespace, source, target, type, weight) VALUES ('v
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	g, err = New(ctx, p, WithNamespace("v"), WithClock(func() time.Time { return now }))
+	g, err := New(ctx, p, WithNamespace("v"), WithClock(func() time.Time { return now }))
 	if err != nil {
 		t.Fatal(err)
 	}
