@@ -109,10 +109,14 @@ func listenLoopback(addr string) (net.Listener, error) {
 }
 
 // serveHTTP serves srv over streamable HTTP on ln until ctx is done, then
-// shuts down, giving open requests 5 seconds.
+// shuts down: requests see ctx end, and connections still busy 5 seconds
+// later are closed. Ending through ctx is not an error.
 func serveHTTP(ctx context.Context, srv *mcp.Server, ln net.Listener) error {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	// Requests run under ctx, so that when it ends the handlers of open
+	// streams return and Shutdown does not wait on them.
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return ctx }}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -121,8 +125,11 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, ln net.Listener) error {
 	case <-ctx.Done():
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		err := hs.Shutdown(sctx)
+		if err := hs.Shutdown(sctx); err != nil {
+			// A connection still busy after the grace period is cut.
+			hs.Close()
+		}
 		<-errc // http.ErrServerClosed
-		return err
+		return nil
 	}
 }
