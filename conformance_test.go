@@ -22,3 +22,17 @@ func TestConformanceSmallTagLimit(t *testing.T) {
 		return kgmem.NewInMemoryGraph(kgmem.WithTagConstraints(kgmem.TagConstraints{MaxTagsPerEntity: 2}))
 	})
 }
+
+// interfaceOnly hides every method of a graph but KnowledgeGraph's, as a
+// backend that implements only the interface would.
+type interfaceOnly struct{ kgmem.KnowledgeGraph }
+
+// TestConformanceInterfaceOnly runs the suite against a graph reached only
+// through the KnowledgeGraph interface, so that what kgmem builds on the
+// interface alone (the retriever's reads through GetRelated and FindPaths,
+// Ingest's writes one by one) answers as the reference does.
+func TestConformanceInterfaceOnly(t *testing.T) {
+	kgmemtest.Run(t, func(t *testing.T) kgmem.KnowledgeGraph {
+		return interfaceOnly{kgmem.NewInMemoryGraph()}
+	})
+}

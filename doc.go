@@ -125,7 +125,9 @@
 // are exported interfaces it may implement: [NameFinder] (Ingest resolves
 // names through it), [EntityLinker], [NeighborhoodReader], [SourceIndex]
 // (content-seeded expansion) and [EntityChangeFeed] (linking by meaning).
-// Package
+// Each of them makes a backend faster, never different: one with only the
+// KnowledgeGraph methods gets the same answers from GetRelated, FindPaths
+// and the retriever, through more calls. Package
 // kgmem/kgmemtest checks it against the contract, and the module
 // github.com/kgmem/kgmem/pgraph is such a backend on PostgreSQL.
 package kgmem

@@ -581,11 +581,23 @@ func (r *MemoryRetriever) walkConfig() walkConfig {
 	return cfg
 }
 
+// questionAnswerer is implemented by InMemoryGraph, and so by every type
+// that embeds it (DurableGraph among them): it runs the graph channel's
+// search over the graph's own storage under one read lock. Every other
+// graph runs the same search (answerQuestion) through a Neighborhood: its
+// own when it is a NeighborhoodReader, else one read through GetRelated
+// and FindPaths. The answers are the same whichever route a graph takes;
+// only the cost differs.
+type questionAnswerer interface {
+	answer(ctx context.Context, query string, cfg walkConfig, types []string, keep int) ([]graphHit, int, error)
+	answerFrom(ctx context.Context, query string, cfg walkConfig, types []string, keep int, seeds []seedLink) ([]graphHit, int, error)
+}
+
 // walkFromNames searches walks from the entities the query names.
 func (r *MemoryRetriever) walkFromNames(ctx context.Context, g KnowledgeGraph, query string, keep int) ([]graphHit, int, error) {
 	cfg := r.walkConfig()
-	if mg, ok := g.(*InMemoryGraph); ok {
-		return mg.answer(ctx, query, cfg, r.expansion.RelationTypes, keep)
+	if qa, ok := g.(questionAnswerer); ok {
+		return qa.answer(ctx, query, cfg, r.expansion.RelationTypes, keep)
 	}
 	var mentions []EntityMention
 	var err error
@@ -615,8 +627,8 @@ func (r *MemoryRetriever) walkFromSeeds(ctx context.Context, g KnowledgeGraph, q
 	if maxHops > 0 && cfg.hops > maxHops {
 		cfg.hops = maxHops
 	}
-	if mg, ok := g.(*InMemoryGraph); ok {
-		return mg.answerFrom(ctx, query, cfg, r.expansion.RelationTypes, keep, seeds)
+	if qa, ok := g.(questionAnswerer); ok {
+		return qa.answerFrom(ctx, query, cfg, r.expansion.RelationTypes, keep, seeds)
 	}
 	// Seeds come from the graph's own SourceIndex or from its entities'
 	// vectors, but may have been removed since: keep the ones that exist.

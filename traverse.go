@@ -295,8 +295,10 @@ func (s *neighborStep) idHash(n int32) uint64   { return s.hashes[n] }
 // kgmem's algorithms can read hop by hop. MemoryRetriever's graph channel
 // uses it to follow the relations a question asks about with one request
 // per hop; pgraph implements it over one read-only transaction. A graph
-// that does not implement it is read through GetRelated, one call per
-// entity, which reports at most one relation per neighbour.
+// that does not implement it gets the same answers, read through
+// GetRelated (one call per entity reached) and FindPaths (one call per
+// neighbour, for every relation between the two); InMemoryGraph and the
+// types that embed it search their own storage directly.
 type NeighborhoodReader interface {
 	// ReadNeighborhood calls read with a Neighborhood over one consistent
 	// view of the graph, valid until read returns, and returns read's
@@ -305,11 +307,24 @@ type NeighborhoodReader interface {
 }
 
 // relatedNeighborhood reads any KnowledgeGraph as a Neighborhood through
-// GetRelated (one hop) and GetEntity, as of asOf.
+// GetRelated (one hop, for the neighbours), FindPaths (one hop, for every
+// relation between an entity and a neighbour: GetRelated reports only the
+// best one) and GetEntity, as of asOf. It reports what the graph's own
+// Neighborhood would, except self-loops, which no search that walks simple
+// paths follows.
 type relatedNeighborhood struct {
 	g    KnowledgeGraph
 	asOf AsOf
 }
+
+// relatedPairPaths is how many relations between one pair of entities
+// relatedNeighborhood asks FindPaths for at first; it asks again for more
+// while the answer is full.
+const relatedPairPaths = 16
+
+// maxPairPaths is the most relations between one pair of entities that
+// relatedNeighborhood asks for.
+const maxPairPaths = 1 << 16
 
 func (n relatedNeighborhood) Neighbors(ctx context.Context, ids []string, dir Direction, types []string, visit func(from int, r Relation)) error {
 	for i, id := range ids {
@@ -321,12 +336,45 @@ func (n relatedNeighborhood) Neighbors(ctx context.Context, ids []string, dir Di
 			return err
 		}
 		for _, s := range related {
-			if len(s.Relations) == 1 {
-				visit(i, s.Relations[0])
+			if len(s.Relations) != 1 {
+				continue
+			}
+			rels, err := n.between(ctx, id, s.Entity.ID, dir, types)
+			if err != nil {
+				return err
+			}
+			if len(rels) == 0 {
+				rels = s.Relations // removed or changed since GetRelated
+			}
+			for _, r := range rels {
+				visit(i, r)
 			}
 		}
 	}
 	return nil
+}
+
+// between returns every relation that joins from to to in direction dir,
+// restricted to types when not empty, each once.
+func (n relatedNeighborhood) between(ctx context.Context, from, to string, dir Direction, types []string) ([]Relation, error) {
+	for k := relatedPairPaths; ; k *= 2 {
+		res, err := n.g.FindPaths(ctx, from, to, PathOptions{MaxHops: 1, Direction: dir, RelationTypes: types, MaxPaths: k, AsOf: n.asOf})
+		switch {
+		case errors.Is(err, ErrNoPath) || errors.Is(err, ErrNotFound):
+			return nil, nil
+		case err != nil:
+			return nil, err
+		case len(res.Paths) == k && !res.Truncated && k < maxPairPaths:
+			continue // there may be more
+		}
+		rels := make([]Relation, 0, len(res.Paths))
+		for _, p := range res.Paths {
+			if len(p.Relations) == 1 {
+				rels = append(rels, p.Relations[0])
+			}
+		}
+		return rels, nil
+	}
 }
 
 // Now is the graph's clock when it has one (see Clock), else time.Now.

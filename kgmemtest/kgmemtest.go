@@ -35,6 +35,7 @@ func Run(t *testing.T, newGraph func(t *testing.T) kgmem.KnowledgeGraph) {
 		{"Cancel", cancelChecks()},
 		{"ValidTime", validTimeChecks()},
 		{"EntityChangeFeed", changeFeedChecks()},
+		{"Retrieve", retrieveChecks()},
 	}
 	for _, s := range sections {
 		t.Run(s.name, func(t *testing.T) {
