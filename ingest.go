@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -242,6 +244,67 @@ func (s SkippedItem) String() string {
 // all or nothing, as InMemoryGraph.AddBatch does.
 type ingestBatcher interface {
 	AddBatch(ctx context.Context, entities []Entity, relations []Relation) error
+}
+
+// ingestLocks serialise the Ingest calls into one graph, from their first
+// read to their last write.
+var ingestLocks keyedLocks
+
+// keyedLocks holds one mutex per key while some caller holds or waits for
+// it, and none once all are done, so it grows with the callers, not with
+// the keys ever used.
+type keyedLocks struct {
+	mu    sync.Mutex
+	locks map[any]*keyedLock
+}
+
+type keyedLock struct {
+	sync.Mutex
+	users int // holders and waiters
+}
+
+// lock locks the mutex of key and returns its unlock.
+func (k *keyedLocks) lock(key any) (unlock func()) {
+	k.mu.Lock()
+	if k.locks == nil {
+		k.locks = make(map[any]*keyedLock)
+	}
+	l := k.locks[key]
+	if l == nil {
+		l = new(keyedLock)
+		k.locks[key] = l
+	}
+	l.users++
+	k.mu.Unlock()
+	l.Lock()
+	return func() {
+		l.Unlock()
+		k.mu.Lock()
+		if l.users--; l.users == 0 {
+			delete(k.locks, key)
+		}
+		k.mu.Unlock()
+	}
+}
+
+// memGraph is implemented by InMemoryGraph and so by every type that
+// embeds it: it returns the graph that holds the data.
+type memGraph interface{ inMemory() *InMemoryGraph }
+
+func (g *InMemoryGraph) inMemory() *InMemoryGraph { return g }
+
+// ingestKey returns what identifies g's data among the graphs of the
+// process: the InMemoryGraph behind it, or g itself when it is comparable
+// (a pointer, or a wrapper holding one), or, for the rare graph value that
+// is not, its type, so that such graphs share one turn.
+func ingestKey(g KnowledgeGraph) any {
+	if m, ok := g.(memGraph); ok {
+		return m.inMemory()
+	}
+	if v := reflect.ValueOf(g); v.Comparable() {
+		return g
+	}
+	return reflect.TypeOf(g)
 }
 
 // ingestRelationGetter is implemented by graphs that can return a relation
@@ -517,10 +580,22 @@ type ingestPlanner struct {
 // has AddBatch (InMemoryGraph) receives everything in one all-or-nothing
 // call. Any other graph receives AddEntity calls, then AddRelation calls,
 // in order; an error from it midway leaves the earlier writes applied,
-// and the report then counts only those. Ingest does not lock the graph
-// between its reads and its writes, so concurrent writers to the same
-// entities can interleave (the last write wins): serialise ingestion into
-// one graph if that matters.
+// and the report then counts only those.
+//
+// # Concurrency
+//
+// Ingest is safe for concurrent use, and concurrent calls into one graph
+// lose nothing: each plans from what the calls before it wrote, so sixteen
+// calls that each add an alias to "Alice" leave her with all sixteen. The
+// calls of one process into one graph take turns between their first read
+// and their last write. The graph is told by the value passed: equal
+// values (one pointer, or copies of one wrapper) are one graph, and so are
+// a DurableGraph, or any type embedding an InMemoryGraph, and that
+// InMemoryGraph; pass the same value from every caller. What other callers
+// write directly, with AddEntity and the others, between a call's reads
+// and its writes is replaced by that call's merge, as any upsert replaces;
+// Ingest calls from several processes into one shared backend take turns
+// only if the backend makes them.
 //
 // # Limits
 //
@@ -562,6 +637,7 @@ func Ingest(ctx context.Context, g KnowledgeGraph, x Extraction, opts ...IngestO
 	if err := validateIngest(g, &x, &cfg); err != nil {
 		return IngestReport{}, err
 	}
+	defer ingestLocks.lock(ingestKey(g))()
 	p := &ingestPlanner{
 		ctx:   ctx,
 		g:     g,

@@ -98,8 +98,18 @@ func (m *Memory) Ingest(ctx context.Context, page KnowledgePage, x Extraction, o
 	if err := validatePage(page); err != nil {
 		return IngestReport{}, withContext(err, "ingest")
 	}
+	// The page's vector depends on the page alone: embed it before Ingest
+	// plans, so that the calls into this memory take turns only for the
+	// planning and the write, not for the embedder.
+	pm := &pageMutation{Op: opPutPage, Page: &page}
+	if err := m.store.embed(ctx, []*pageMutation{pm}); err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return IngestReport{}, ctxErr
+		}
+		return IngestReport{}, withContext(err, "ingest")
+	}
 	commit := func(ctx context.Context, ents []Entity, rels []Relation) error {
-		return m.commitIngest(ctx, page, ents, rels)
+		return m.commitIngest(ctx, pm, ents, rels)
 	}
 	opts = append(opts[:len(opts):len(opts)], ingestOptionFunc(func(c *ingestConfig) {
 		if c.sourceSet && c.source != page.ID {
@@ -120,17 +130,14 @@ type ingestRecord struct {
 	Relations []Relation     `json:"relations,omitempty"`
 }
 
-// commitIngest writes page, ents and rels under both locks, as one record.
-func (m *Memory) commitIngest(ctx context.Context, page KnowledgePage, ents []Entity, rels []Relation) error {
+// commitIngest writes pm, the page embedded, and ents and rels under both
+// locks, as one record.
+func (m *Memory) commitIngest(ctx context.Context, pm *pageMutation, ents []Entity, rels []Relation) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	gm := &mutation{Op: opAddBatch, Entities: ents, Relations: rels}
-	pm := &pageMutation{Op: opPutPage, Page: &page}
 	if err := m.graph.check(gm); err != nil {
-		return err
-	}
-	if err := m.store.embed(ctx, []*pageMutation{pm}); err != nil {
 		return err
 	}
 	if err := m.store.check(pm); err != nil {

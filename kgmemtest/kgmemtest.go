@@ -36,6 +36,7 @@ func Run(t *testing.T, newGraph func(t *testing.T) kgmem.KnowledgeGraph) {
 		{"ValidTime", validTimeChecks()},
 		{"EntityChangeFeed", changeFeedChecks()},
 		{"Retrieve", retrieveChecks()},
+		{"Ingest", ingestChecks()},
 	}
 	for _, s := range sections {
 		t.Run(s.name, func(t *testing.T) {

@@ -73,6 +73,13 @@
 // that PostgreSQL aborts as a deadlock or serialization failure, which two
 // cascading deletes can cause, is retried a few times.
 //
+// kgmem.Ingest calls that one process makes into one Graph take turns
+// between their reads and their writes, so concurrent merges into one
+// entity all survive. Calls from several processes into one graph do not
+// take turns: two processes that merge into the same entity at the same
+// moment keep the merge that commits last; have one process ingest, or
+// partition ingestion by entity.
+//
 // GetRelated and FindPaths run all their queries in one read-only
 // REPEATABLE READ transaction, so each answer reflects one moment of the
 // graph even while other processes write. Cancelling the context cancels
