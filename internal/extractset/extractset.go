@@ -29,8 +29,9 @@
 // each fact is stated in exactly one passage, the question's gold
 // passages are those of its facts (all different), and neither a bridge
 // entity's or the answer's name or form nor a distinctive word of one (see
-// [NameWords]) appears in the question, so that a text search cannot find
-// the later hops' passages by name.
+// [NameWords]) appears in the question, so that a text search finds a
+// later hop's passage by name only where that passage also mentions an
+// earlier hop's entity (see Passage.Mentions), as articles in MuSiQue do.
 //
 // # Determinism
 //
@@ -138,6 +139,13 @@ type Passage struct {
 	Topic string
 	// Facts are the indexes in Set.Facts of the facts the passage states.
 	Facts []int
+	// Mentions are the indexes of facts stated by another passage that
+	// this one, about the fact's object, mentions too, as an article links
+	// back to what its subject is known for ("She is best known for The
+	// Silent Harbor" in the director's passage): a question's later hop
+	// can then be found by the name of an earlier hop's entity, as in
+	// MuSiQue.
+	Mentions []int
 }
 
 // Mention is a named entity as an extraction lists it.
@@ -221,7 +229,9 @@ type Noise struct {
 	// name ("ACME CORP.", "silent harbor").
 	CaseDrift float64
 	// Generic is the chance of each extra triple to a generic phrase node
-	// (year, occupation, nationality, genre, "director", …).
+	// for a value the text states (year, occupation, nationality, genre);
+	// a tenth of it, that of a triple to a bare kind or role word
+	// ("director", "city", "spouse").
 	Generic float64
 	// MissEntity is the chance that a mentioned entity is left out of the
 	// extraction's named entities (its triples still name it).
@@ -246,6 +256,10 @@ type Config struct {
 	// Distractors is how many passages about no entity (festivals,
 	// business news, lists) the corpus adds.
 	Distractors int
+	// Backlinks is the chance that a fact stated on its subject's side is
+	// also mentioned by the passage about its object (see
+	// Passage.Mentions); an entity's passage mentions at most 3.
+	Backlinks float64
 	// Questions is how many questions of 2, 3 and 4 hops to make.
 	Questions [3]int
 	// Noise is the extraction noise.
@@ -260,10 +274,10 @@ func LargeConfig() Config {
 	return Config{
 		Name: "gen", Seed: 0x6b676d656d01,
 		People: 3600, Films: 2000, Books: 900, Companies: 900, Universities: 250, Cities: 400, Countries: 40,
-		Distractors: 1300,
-		Questions:   [3]int{150, 100, 50},
+		Distractors: 1300, Backlinks: 0.5,
+		Questions: [3]int{150, 100, 50},
 		Noise: Noise{
-			MissTriple: 0.08, WrongTriple: 0.04, Inverse: 0.3, ShortSubject: 0.1,
+			MissTriple: 0.08, WrongTriple: 0.04, Inverse: 0.3, ShortSubject: 0.05,
 			SurfaceDrift: 0.25, CaseDrift: 0.1, Generic: 0.5, MissEntity: 0.1,
 			Typed: true, TypeDrift: 0.3,
 		},
@@ -278,8 +292,8 @@ func SmallConfig() Config {
 	return Config{
 		Name: "gen2", Seed: 0x6b676d656d02,
 		People: 1400, Films: 800, Books: 350, Companies: 350, Universities: 100, Cities: 160, Countries: 24,
-		Distractors: 500,
-		Questions:   [3]int{70, 50, 30},
+		Distractors: 500, Backlinks: 0.35,
+		Questions: [3]int{70, 50, 30},
 		Noise: Noise{
 			MissTriple: 0.06, WrongTriple: 0.1, Inverse: 0.45, ShortSubject: 0.3,
 			SurfaceDrift: 0.4, CaseDrift: 0.2, Generic: 0.8, MissEntity: 0.2,

@@ -158,6 +158,41 @@ func TestEveryFactIsStatedByOnePassage(t *testing.T) {
 	}
 }
 
+func TestBacklinksMentionTheSubject(t *testing.T) {
+	for _, s := range sets(t) {
+		es, _ := index(s)
+		mentioned, maybe := 0, 0
+		for _, fa := range s.Facts {
+			if _, ok := backlinks[fa.Relation]; ok && !fa.objectSide {
+				maybe++
+			}
+		}
+		for _, p := range s.Passages {
+			if len(p.Mentions) > maxBacklinks {
+				t.Fatalf("%s: passage %s mentions %d facts", s.Name, p.ID, len(p.Mentions))
+			}
+			for _, f := range p.Mentions {
+				mentioned++
+				fa := s.Facts[f]
+				if fa.Object != p.Topic || fa.Passage == p.ID || slices.Contains(p.Facts, f) {
+					t.Fatalf("%s: passage %s about %s mentions %+v", s.Name, p.ID, p.Topic, fa)
+				}
+				if !namedIn(p.Text, es[fa.Subject]) {
+					t.Fatalf("%s: passage %s mentions %+v without naming %q: %s", s.Name, p.ID, fa, es[fa.Subject].Name, p.Text)
+				}
+			}
+		}
+		cfg := LargeConfig()
+		if s.Name == "gen2" {
+			cfg = SmallConfig()
+		}
+		// Fewer than Backlinks of the candidates: some objects are full.
+		if share := float64(mentioned) / float64(maybe); share < cfg.Backlinks/2 || share > cfg.Backlinks {
+			t.Errorf("%s: %.2f of the facts that may be mentioned are, Backlinks %.2f", s.Name, share, cfg.Backlinks)
+		}
+	}
+}
+
 func TestQuestionsFollowTheirFacts(t *testing.T) {
 	for _, s := range sets(t) {
 		es, ps := index(s)

@@ -106,14 +106,15 @@ var genericNoun = map[Kind]string{
 
 // passage is a passage being written.
 type passage struct {
-	w      *world
-	topic  int // entity index, -1 for a distractor
-	title  string
-	text   []string
-	facts  []int
-	forms  map[int]string // the form the text names each entity by
-	ext    Extraction
-	listed map[string]bool
+	w        *world
+	topic    int // entity index, -1 for a distractor
+	title    string
+	text     []string
+	facts    []int
+	mentions []int
+	forms    map[int]string // the form the text names each entity by
+	ext      Extraction
+	listed   map[string]bool
 	// started says whether the topic was named in a sentence already.
 	started bool
 }
@@ -382,6 +383,17 @@ func (p *passage) generic(name, pred, phrase string, kind Kind) {
 	p.ext.Triples = append(p.ext.Triples, [3]string{p.caseDrift(name), pred, phrase})
 }
 
+// genericWord adds, with a tenth of Generic, a triple from name to a
+// bare kind or role word ("director", "city"). Models emit those less
+// often than triples to the values a sentence states (a year, a
+// nationality), and the words are the ones questions use, so the nodes
+// they make are kept about as rare, per passage, as in real extractions.
+func (p *passage) genericWord(name, pred, word string) {
+	if p.w.chance(p.w.cfg.Noise.Generic / 10) {
+		p.ext.Triples = append(p.ext.Triples, [3]string{p.caseDrift(name), pred, word})
+	}
+}
+
 // intro writes the first sentence of a passage about its topic, and the
 // generic triples of the attributes it states.
 func (p *passage) intro(second bool) {
@@ -412,26 +424,26 @@ func (p *passage) intro(second bool) {
 		p.text = append(p.text, fmt.Sprintf("%s is a %s %s %s film.", name, y, e.nationality, e.genre))
 		p.generic(name, pickString(w.rng, []string{"released in", "release year"}), y, "year")
 		p.generic(name, pickString(w.rng, []string{"is a", "genre"}), e.genre+" film", "")
-		p.generic(name, "has", "director", "")
+		p.genericWord(name, "has", "director")
 	case Book:
 		p.text = append(p.text, fmt.Sprintf("%s is a novel first published in %s.", name, y))
 		p.generic(name, "published in", y, "year")
-		p.generic(name, "is a", "novel", "")
+		p.genericWord(name, "is a", "novel")
 	case Company:
 		p.text = append(p.text, fmt.Sprintf("%s is %s %s company founded in %s.", name, article(e.ind), e.ind, y))
 		p.generic(name, "founded in", y, "year")
 		p.generic(name, pickString(w.rng, []string{"is a", "industry"}), e.ind+" company", "")
-		p.generic(name, "has", "founder", "")
+		p.genericWord(name, "has", "founder")
 	case University:
 		p.text = append(p.text, fmt.Sprintf("%s is a university established in %s.", name, y))
 		p.generic(name, "established in", y, "year")
-		p.generic(name, "is a", "university", "")
+		p.genericWord(name, "is a", "university")
 	case City:
 		p.text = append(p.text, fmt.Sprintf("%s is a city with a population of about %d,000.", name, 20+w.rng.IntN(900)))
-		p.generic(name, "is a", "city", "")
+		p.genericWord(name, "is a", "city")
 	case Country:
 		p.text = append(p.text, fmt.Sprintf("%s is a sovereign country with about %d million inhabitants.", name, 1+w.rng.IntN(80)))
-		p.generic(name, "is a", "country", "")
+		p.genericWord(name, "is a", "country")
 	}
 }
 
@@ -456,6 +468,19 @@ func (w *world) write(set *Set) {
 		s := w.byID[fa.Subject]
 		about[s] = append(about[s], i)
 	}
+	// Some facts stated on the subject's side are also mentioned by the
+	// passage about the object, as an article links back to what its
+	// subject is known for: at most maxBacklinks per entity.
+	back := map[int][]int{}
+	for i := range w.facts {
+		fa := &w.facts[i]
+		if _, ok := backlinks[fa.Relation]; !ok || fa.objectSide || !w.chance(w.cfg.Backlinks) {
+			continue
+		}
+		if o := w.byID[fa.Object]; len(back[o]) < maxBacklinks {
+			back[o] = append(back[o], i)
+		}
+	}
 	var ps []*passage
 	for e := range w.entities {
 		facts := about[e]
@@ -470,10 +495,10 @@ func (w *world) write(set *Set) {
 			}
 		}
 		if w.entities[e].Kind != Person || len(rest) < 2 || len(facts) < 4 {
-			ps = append(ps, w.entityPassage(e, facts, false))
+			ps = append(ps, w.entityPassage(e, facts, back[e], false))
 			continue
 		}
-		ps = append(ps, w.entityPassage(e, bio, false), w.entityPassage(e, rest, true))
+		ps = append(ps, w.entityPassage(e, bio, nil, false), w.entityPassage(e, rest, back[e], true))
 	}
 	for range w.cfg.Distractors {
 		ps = append(ps, w.distractor())
@@ -485,7 +510,8 @@ func (w *world) write(set *Set) {
 		if p.topic >= 0 {
 			topic = w.entities[p.topic].ID
 		}
-		set.Passages = append(set.Passages, Passage{ID: id, Title: p.title, Text: strings.Join(p.text, " "), Topic: topic, Facts: p.facts})
+		set.Passages = append(set.Passages, Passage{ID: id, Title: p.title, Text: strings.Join(p.text, " "), Topic: topic,
+			Facts: p.facts, Mentions: p.mentions})
 		set.Extractions = append(set.Extractions, p.ext)
 		for _, f := range p.facts {
 			w.facts[f].Passage = id
@@ -493,8 +519,9 @@ func (w *world) write(set *Set) {
 	}
 }
 
-// entityPassage writes a passage about entity e stating facts.
-func (w *world) entityPassage(e int, facts []int, second bool) *passage {
+// entityPassage writes a passage about entity e stating facts and
+// mentioning the subjects of the facts in back.
+func (w *world) entityPassage(e int, facts, back []int, second bool) *passage {
 	p := w.newPassage(e, w.entities[e].Name)
 	p.intro(second)
 	var starring []int
@@ -515,7 +542,55 @@ func (w *world) entityPassage(e int, facts []int, second bool) *passage {
 			p.state(f, -1)
 		}
 	}
+	for _, f := range back {
+		p.backlink(f)
+	}
 	return p
+}
+
+// maxBacklinks is the most facts a passage mentions besides those it
+// states.
+const maxBacklinks = 3
+
+// backlinks are the sentences in which the passage about a fact's object
+// mentions its subject ({x}), and the predicates of their triples.
+var backlinks = map[Relation]struct{ text, preds []string }{
+	DirectedBy:    {[]string{"{S} is best known for {x}.", "{P} best-known film is {x}."}, []string{"known for", "directed"}},
+	WrittenBy:     {[]string{"{S} is best known for the novel {x}."}, []string{"known for", "wrote"}},
+	ProducedBy:    {[]string{"{P} productions include {x}."}, []string{"produced", "productions include"}},
+	PublishedBy:   {[]string{"{P} catalogue includes {x}."}, []string{"published", "catalogue includes"}},
+	FoundedBy:     {[]string{"{S} is remembered as the founder of {x}."}, []string{"founder of"}},
+	CEO:           {[]string{"{S} later led {x}."}, []string{"led", "chief executive of"}},
+	Spouse:        {[]string{"{S} is married to {x}."}, []string{"married to", "spouse"}},
+	Father:        {[]string{"{P} children include {x}."}, []string{"father of", "children include"}},
+	BornIn:        {[]string{"Notable people from {s} include {x}."}, []string{"notable people include", "birthplace of"}},
+	EducatedAt:    {[]string{"{P} alumni include {x}."}, []string{"alumni include", "alumnus"}},
+	Headquartered: {[]string{"{S} is home to {x}."}, []string{"home to"}},
+	LocatedIn:     {[]string{"{S} is home to {x}."}, []string{"home to"}},
+	InCountry:     {[]string{"{P} cities include {x}."}, []string{"cities include", "contains"}},
+	Mayor:         {[]string{"{S} served as mayor of {x}."}, []string{"mayor of"}},
+	Capital:       {[]string{"{S} is the capital of {x}."}, []string{"capital of"}},
+	HeadOfState:   {[]string{"{S} is the president of {x}."}, []string{"president of"}},
+}
+
+// backlink writes the sentence in which the passage about fact f's object
+// mentions its subject, and its triple (missed with MissTriple).
+func (p *passage) backlink(f int) {
+	w := p.w
+	fa := &w.facts[f]
+	subj := w.byID[fa.Subject]
+	b := backlinks[fa.Relation]
+	text, named, short := p.fill(pickString(w.rng, b.text), map[string]string{"{x}": p.form(subj)})
+	p.text = append(p.text, text)
+	p.mentions = append(p.mentions, f)
+	topic := w.entities[p.topic].Name
+	if !named && w.chance(w.cfg.Noise.ShortSubject) {
+		topic = short
+	}
+	p.mention(p.form(subj), w.entities[subj].Kind)
+	if !w.chance(w.cfg.Noise.MissTriple) {
+		p.ext.Triples = append(p.ext.Triples, [3]string{p.caseDrift(topic), pickString(w.rng, b.preds), p.caseDrift(p.form(subj))})
+	}
 }
 
 // distractor writes a passage about no entity that names several of them
@@ -535,6 +610,13 @@ func (w *world) distractor() *passage {
 			p.ext.Triples = append(p.ext.Triples, [3]string{p.caseDrift(s), pred, p.caseDrift(o)})
 		}
 	}
+	// word adds a triple with a bare role word at one end, as rarely as
+	// genericWord does.
+	word := func(s, pred, o string) {
+		if w.chance(w.cfg.Noise.Generic / 10) {
+			add(s, pred, o)
+		}
+	}
 	switch w.rng.IntN(5) {
 	case 0:
 		city, host := ent(City), ent(City)
@@ -549,9 +631,9 @@ func (w *world) distractor() *passage {
 		add(fest, "held in", name(host))
 		add(fest, "included", name(f1))
 		add(fest, "included", name(f2))
-		add(name(d), "chaired", "jury")
-		add(name(d), "is", "director")
-		add(name(a), "attended with", "spouse")
+		word(name(d), "chaired", "jury")
+		word(name(d), "is", "director")
+		word(name(a), "attended with", "spouse")
 	case 1:
 		c1, c2, c3, city := ent(Company), ent(Company), ent(Company), ent(City)
 		p.title = fmt.Sprintf("%s–%s partnership", w.entities[c1].Name, w.entities[c2].Name)
@@ -562,8 +644,8 @@ func (w *world) distractor() *passage {
 		p.mention(year, "year")
 		add(name(c1), "announced partnership with", name(c2))
 		add(name(c1), "expand operations in", name(city))
-		add("the company", "has", "founder")
-		add("chief executive", "previously worked for", name(c3))
+		word("the company", "has", "founder")
+		word("chief executive", "previously worked for", name(c3))
 	case 2:
 		var ps []string
 		for range 4 {
@@ -576,7 +658,7 @@ func (w *world) distractor() *passage {
 		for _, x := range ps {
 			add(x, "born in", year)
 		}
-		add("mayor", "has", "spouse")
+		word("mayor", "has", "spouse")
 	case 3:
 		u, a, b, city := ent(University), ent(Person), ent(Person), ent(City)
 		p.title = w.entities[u].Name + " honorary degrees"
@@ -586,7 +668,7 @@ func (w *world) distractor() *passage {
 		add(name(u), "awarded honorary degree to", name(a))
 		add(name(u), "awarded honorary degree to", name(b))
 		add("ceremony", "held in", name(city))
-		add("ceremony", "attended by", "mayor")
+		word("ceremony", "attended by", "mayor")
 	default:
 		f1, f2, co := ent(Film), ent(Film), ent(Country)
 		awards := fmt.Sprintf("%s %s Film Awards", year, w.entities[co].Name)
@@ -598,7 +680,7 @@ func (w *world) distractor() *passage {
 		add(name(f1), "nominated for", "Best Picture")
 		add(name(f2), "nominated for", "Best Picture")
 		add(awards, "held in", w.entities[co].Name)
-		add("president", "gave", "speech")
+		word("president", "gave", "speech")
 	}
 	return p
 }
