@@ -15,7 +15,8 @@
 // related (what an entity reaches), paths (how two entities are related),
 // forget (a page and what only it says, or an entity) and draw (a Mermaid
 // diagram of a subgraph). No tool takes a file path: everything a client
-// writes goes into the one memory directory given on the command line.
+// writes goes into the one memory directory given on the command line, and
+// the errors a client reads call it "the memory", never by its path.
 package main
 
 import (
@@ -27,6 +28,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -57,7 +59,13 @@ func run(args []string) error {
 			return err
 		}
 	}
-	mem, err := kgmem.OpenMemory(*dir)
+	// By its absolute path, which the server knows to keep out of the
+	// messages clients read.
+	abs, err := filepath.Abs(*dir)
+	if err != nil {
+		return err
+	}
+	mem, err := kgmem.OpenMemory(abs)
 	if err != nil {
 		return err
 	}
@@ -65,7 +73,7 @@ func run(args []string) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	srv := NewServer(mem)
+	srv := NewServer(mem, abs)
 	if *addr == "" {
 		return srv.Run(ctx, &mcp.StdioTransport{})
 	}

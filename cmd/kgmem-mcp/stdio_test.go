@@ -61,7 +61,7 @@ func TestHTTP(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- serveHTTP(ctx, NewServer(mem), ln) }()
+	go func() { done <- serveHTTP(ctx, NewServer(mem, ""), ln) }()
 
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).
 		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String(), DisableStandaloneSSE: true}, nil)
