@@ -10,6 +10,11 @@
 // over stdin and stdout until the client closes the connection, or, with
 // -http, over streamable HTTP on a loopback address until interrupted.
 //
+// Over stdio every line is one JSON-RPC message. A line that is not one is
+// answered with a JSON-RPC error whose id is null (-32700 when it is not
+// JSON, -32600 when it is JSON but no message, a batch, or longer than
+// 16 MiB), and the server reads on.
+//
 // The tools are remember (store a page and what was extracted from it),
 // recall (hybrid retrieval: the context block and the ranked items),
 // related (what an entity reaches), paths (how two entities are related),
@@ -24,6 +29,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -75,7 +81,7 @@ func run(args []string) error {
 	defer stop()
 	srv := NewServer(mem, abs)
 	if *addr == "" {
-		return srv.Run(ctx, &mcp.StdioTransport{})
+		return srv.Run(ctx, newStdioTransport(os.Stdin, nopCloser{os.Stdout}, 0))
 	}
 	ln, err := listenLoopback(*addr)
 	if err != nil {
@@ -84,6 +90,12 @@ func run(args []string) error {
 	fmt.Fprintf(os.Stderr, "kgmem-mcp: serving streamable HTTP on http://%v\n", ln.Addr())
 	return serveHTTP(ctx, srv, ln)
 }
+
+// nopCloser is a writer whose Close does nothing: closing the session does
+// not close stdout.
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
 
 // checkLoopback refuses an address whose host is not a loopback IP or
 // "localhost": the server has no authentication, so it must not be
