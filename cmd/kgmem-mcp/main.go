@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	kgmem-mcp -dir ~/.kgmem/assistant [-http 127.0.0.1:8931]
+//	kgmem-mcp -dir ~/.kgmem/assistant [-http 127.0.0.1:8931 [-session-timeout 30m] [-max-sessions 1000]]
 //
 // It opens the memory in -dir (kgmem.OpenMemory: created when missing,
 // reloaded after a restart, locked against a second process) and serves it
@@ -14,6 +14,17 @@
 // answered with a JSON-RPC error whose id is null (-32700 when it is not
 // JSON, -32600 when it is JSON but no message, a batch, or longer than
 // 16 MiB), and the server reads on.
+//
+// Over HTTP each client has a session, which lasts until the client ends
+// it (an HTTP DELETE) or has sent no request in it for -session-timeout
+// (default 30m; 0: sessions never expire). Then the server closes the
+// session and forgets it: a request in it is answered 404 Not Found, and
+// the client starts a new session. A client that pauses for longer and
+// wants to keep its session sends a ping now and then. At most
+// -max-sessions sessions (default 1000; 0: no bound) are open at once: a
+// request that would open one more is refused with 503 Service
+// Unavailable and a JSON-RPC error saying so, while the open sessions are
+// served as before.
 //
 // The tools are remember (store a page and what was extracted from it),
 // recall (hybrid retrieval: the context block and the ranked items),
@@ -31,15 +42,12 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
-	"time"
 
 	"github.com/kgmem/kgmem"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func main() {
@@ -53,12 +61,20 @@ func run(args []string) error {
 	fs := flag.NewFlagSet("kgmem-mcp", flag.ContinueOnError)
 	dir := fs.String("dir", "", "the memory directory (required; created when missing)")
 	addr := fs.String("http", "", "serve streamable HTTP on this loopback address (such as 127.0.0.1:8931) instead of stdio")
+	timeout := fs.Duration("session-timeout", defaultSessionTimeout, "with -http: close a session the client has sent no request in for this long (0: never)")
+	maxSessions := fs.Int("max-sessions", defaultMaxSessions, "with -http: the most sessions open at once; a request that would open one more is refused with 503 (0: no bound)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *dir == "" || fs.NArg() > 0 {
 		fs.Usage()
 		return errors.New("-dir is required and no arguments are accepted")
+	}
+	if *timeout < 0 {
+		return fmt.Errorf("-session-timeout %v is negative", *timeout)
+	}
+	if *maxSessions < 0 {
+		return fmt.Errorf("-max-sessions %d is negative", *maxSessions)
 	}
 	if *addr != "" {
 		if err := checkLoopback(*addr); err != nil {
@@ -88,7 +104,7 @@ func run(args []string) error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "kgmem-mcp: serving streamable HTTP on http://%v\n", ln.Addr())
-	return serveHTTP(ctx, srv, ln)
+	return serveHTTP(ctx, srv, ln, httpOptions{sessionTimeout: *timeout, maxSessions: *maxSessions})
 }
 
 // nopCloser is a writer whose Close does nothing: closing the session does
@@ -126,30 +142,4 @@ func listenLoopback(addr string) (net.Listener, error) {
 		return nil, fmt.Errorf("-http %q resolved to %v, which is not a loopback address", addr, ln.Addr())
 	}
 	return ln, nil
-}
-
-// serveHTTP serves srv over streamable HTTP on ln until ctx is done, then
-// shuts down: requests see ctx end, and connections still busy 5 seconds
-// later are closed. Ending through ctx is not an error.
-func serveHTTP(ctx context.Context, srv *mcp.Server, ln net.Listener) error {
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
-	// Requests run under ctx, so that when it ends the handlers of open
-	// streams return and Shutdown does not wait on them.
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
-		BaseContext: func(net.Listener) context.Context { return ctx }}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := hs.Shutdown(sctx); err != nil {
-			// A connection still busy after the grace period is cut.
-			hs.Close()
-		}
-		<-errc // http.ErrServerClosed
-		return nil
-	}
 }

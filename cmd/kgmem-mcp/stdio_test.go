@@ -103,7 +103,7 @@ func TestHTTP(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- serveHTTP(ctx, NewServer(mem, ""), ln) }()
+	go func() { done <- serveHTTP(ctx, NewServer(mem, ""), ln, httpOptions{}) }()
 
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).
 		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String(), DisableStandaloneSSE: true}, nil)
@@ -126,6 +126,8 @@ func TestRunFlags(t *testing.T) {
 	assert.ErrorContains(t, run(nil), "-dir is required")
 	assert.ErrorContains(t, run([]string{"-dir", t.TempDir(), "extra"}), "no arguments")
 	assert.ErrorContains(t, run([]string{"-dir", t.TempDir(), "-http", "0.0.0.0:0"}), "loopback")
+	assert.EqualError(t, run([]string{"-dir", t.TempDir(), "-http", "127.0.0.1:0", "-session-timeout", "-1s"}), "-session-timeout -1s is negative")
+	assert.EqualError(t, run([]string{"-dir", t.TempDir(), "-http", "127.0.0.1:0", "-max-sessions", "-1"}), "-max-sessions -1 is negative")
 }
 
 // initializeLine is an initialize request with the given id, on one line.
