@@ -27,7 +27,7 @@ func ExampleNewServer() {
 	ctx := context.Background()
 
 	serverEnd, clientEnd := mcp.NewInMemoryTransports()
-	if _, err := NewServer(mem).Connect(ctx, serverEnd, nil); err != nil {
+	if _, err := NewServer(mem, dir).Connect(ctx, serverEnd, nil); err != nil {
 		log.Fatal(err)
 	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil).Connect(ctx, clientEnd, nil)

@@ -3,19 +3,36 @@
 //
 // Usage:
 //
-//	kgmem-mcp -dir ~/.kgmem/assistant [-http 127.0.0.1:8931]
+//	kgmem-mcp -dir ~/.kgmem/assistant [-http 127.0.0.1:8931 [-session-timeout 30m] [-max-sessions 1000]]
 //
 // It opens the memory in -dir (kgmem.OpenMemory: created when missing,
 // reloaded after a restart, locked against a second process) and serves it
 // over stdin and stdout until the client closes the connection, or, with
 // -http, over streamable HTTP on a loopback address until interrupted.
 //
+// Over stdio every line is one JSON-RPC message. A line that is not one is
+// answered with a JSON-RPC error whose id is null (-32700 when it is not
+// JSON, -32600 when it is JSON but no message, a batch, or longer than
+// 16 MiB), and the server reads on.
+//
+// Over HTTP each client has a session, which lasts until the client ends
+// it (an HTTP DELETE) or has sent no request in it for -session-timeout
+// (default 30m; 0: sessions never expire). Then the server closes the
+// session and forgets it: a request in it is answered 404 Not Found, and
+// the client starts a new session. A client that pauses for longer and
+// wants to keep its session sends a ping now and then. At most
+// -max-sessions sessions (default 1000; 0: no bound) are open at once: a
+// request that would open one more is refused with 503 Service
+// Unavailable and a JSON-RPC error saying so, while the open sessions are
+// served as before.
+//
 // The tools are remember (store a page and what was extracted from it),
 // recall (hybrid retrieval: the context block and the ranked items),
 // related (what an entity reaches), paths (how two entities are related),
 // forget (a page and what only it says, or an entity) and draw (a Mermaid
 // diagram of a subgraph). No tool takes a file path: everything a client
-// writes goes into the one memory directory given on the command line.
+// writes goes into the one memory directory given on the command line, and
+// the errors a client reads call it "the memory", never by its path.
 package main
 
 import (
@@ -23,15 +40,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
-	"time"
 
 	"github.com/kgmem/kgmem"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func main() {
@@ -45,6 +61,8 @@ func run(args []string) error {
 	fs := flag.NewFlagSet("kgmem-mcp", flag.ContinueOnError)
 	dir := fs.String("dir", "", "the memory directory (required; created when missing)")
 	addr := fs.String("http", "", "serve streamable HTTP on this loopback address (such as 127.0.0.1:8931) instead of stdio")
+	timeout := fs.Duration("session-timeout", defaultSessionTimeout, "with -http: close a session the client has sent no request in for this long (0: never)")
+	maxSessions := fs.Int("max-sessions", defaultMaxSessions, "with -http: the most sessions open at once; a request that would open one more is refused with 503 (0: no bound)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -52,12 +70,24 @@ func run(args []string) error {
 		fs.Usage()
 		return errors.New("-dir is required and no arguments are accepted")
 	}
+	if *timeout < 0 {
+		return fmt.Errorf("-session-timeout %v is negative", *timeout)
+	}
+	if *maxSessions < 0 {
+		return fmt.Errorf("-max-sessions %d is negative", *maxSessions)
+	}
 	if *addr != "" {
 		if err := checkLoopback(*addr); err != nil {
 			return err
 		}
 	}
-	mem, err := kgmem.OpenMemory(*dir)
+	// By its absolute path, which the server knows to keep out of the
+	// messages clients read.
+	abs, err := filepath.Abs(*dir)
+	if err != nil {
+		return err
+	}
+	mem, err := kgmem.OpenMemory(abs)
 	if err != nil {
 		return err
 	}
@@ -65,17 +95,23 @@ func run(args []string) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	srv := NewServer(mem)
+	srv := NewServer(mem, abs)
 	if *addr == "" {
-		return srv.Run(ctx, &mcp.StdioTransport{})
+		return srv.Run(ctx, newStdioTransport(os.Stdin, nopCloser{os.Stdout}, 0))
 	}
 	ln, err := listenLoopback(*addr)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "kgmem-mcp: serving streamable HTTP on http://%v\n", ln.Addr())
-	return serveHTTP(ctx, srv, ln)
+	return serveHTTP(ctx, srv, ln, httpOptions{sessionTimeout: *timeout, maxSessions: *maxSessions})
 }
+
+// nopCloser is a writer whose Close does nothing: closing the session does
+// not close stdout.
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
 
 // checkLoopback refuses an address whose host is not a loopback IP or
 // "localhost": the server has no authentication, so it must not be
@@ -106,30 +142,4 @@ func listenLoopback(addr string) (net.Listener, error) {
 		return nil, fmt.Errorf("-http %q resolved to %v, which is not a loopback address", addr, ln.Addr())
 	}
 	return ln, nil
-}
-
-// serveHTTP serves srv over streamable HTTP on ln until ctx is done, then
-// shuts down: requests see ctx end, and connections still busy 5 seconds
-// later are closed. Ending through ctx is not an error.
-func serveHTTP(ctx context.Context, srv *mcp.Server, ln net.Listener) error {
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
-	// Requests run under ctx, so that when it ends the handlers of open
-	// streams return and Shutdown does not wait on them.
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
-		BaseContext: func(net.Listener) context.Context { return ctx }}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := hs.Shutdown(sctx); err != nil {
-			// A connection still busy after the grace period is cut.
-			hs.Close()
-		}
-		<-errc // http.ErrServerClosed
-		return nil
-	}
 }

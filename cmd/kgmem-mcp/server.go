@@ -25,15 +25,20 @@ const (
 	maxLimit   = 1000 // related's limit
 )
 
-// NewServer returns an MCP server whose tools read and write mem. The
-// caller keeps mem open while the server runs and closes it afterwards.
-func NewServer(mem *kgmem.Memory) *mcp.Server {
+// NewServer returns an MCP server whose tools read and write mem, opened
+// in the directory dir. The caller keeps mem open while the server runs
+// and closes it afterwards. The errors the tools return say "the memory"
+// where kgmem's messages name dir or a file in it (by dir as given, its
+// absolute path or the path its symbolic links resolve to): the client
+// learns what went wrong, not where the memory lives. With dir "" the
+// messages are passed on as they are.
+func NewServer(mem *kgmem.Memory, dir string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "kgmem", Title: "kgmem memory", Version: Version}, &mcp.ServerOptions{
 		Instructions: "A long-term memory: a knowledge graph of entities and relations, and the knowledge pages they come from. " +
 			"Store what you learn with remember (a page and the entities and relations you extracted from it), " +
 			"ask it with recall, explore with related and paths, draw a subgraph with draw, and remove pages or entities with forget.",
 	})
-	t := tools{mem: mem}
+	t := newTools(mem, dir)
 	mcp.AddTool(s, &mcp.Tool{Name: "remember", Description: "Store a knowledge page (page_id and content) and/or entities and relations extracted from it " +
 		`(extraction: {"entities": [{"name", "type", "description", "aliases"}], "relations": [{"source", "type", "target", "weight"}]}). ` +
 		"Entities are merged with those the memory already holds, by name, alias and type."}, t.remember)
@@ -54,7 +59,14 @@ func NewServer(mem *kgmem.Memory) *mcp.Server {
 
 func ptr[T any](v T) *T { return &v }
 
-type tools struct{ mem *kgmem.Memory }
+type tools struct {
+	mem   *kgmem.Memory
+	names redactor // the memory's directory, which no message names
+}
+
+func newTools(mem *kgmem.Memory, dir string) tools {
+	return tools{mem: mem, names: newRedactor(dir)}
+}
 
 // toolError is the error a tool returns to the client: the SDK sends its
 // text as the tool's result, marked as an error, for the model to read.
@@ -63,12 +75,13 @@ func toolError(tool, format string, args ...any) error {
 }
 
 // kgError turns a kgmem error into a tool error, with kgmem's message
-// (which names the offending value) in it.
-func kgError(tool string, err error) error {
+// (which names the offending value) in it, and "the memory" in place of
+// the memory's directory and the files in it.
+func (t tools) kgError(tool string, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	return fmt.Errorf("%s: %s", tool, strings.TrimPrefix(err.Error(), "kgmem: "))
+	return fmt.Errorf("%s: %s", tool, t.names.redact(strings.TrimPrefix(err.Error(), "kgmem: ")))
 }
 
 // RememberInput is the remember tool's input.
@@ -107,7 +120,7 @@ func (t tools) remember(ctx context.Context, _ *mcp.CallToolRequest, in Remember
 		}
 		var err error
 		if x, err = kgmem.ParseExtraction(data); err != nil {
-			return nil, out, kgError(tool, err)
+			return nil, out, t.kgError(tool, err)
 		}
 	}
 	var (
@@ -134,7 +147,7 @@ func (t tools) remember(ctx context.Context, _ *mcp.CallToolRequest, in Remember
 		return nil, out, toolError(tool, "give content (with page_id) or an extraction, or both")
 	}
 	if err != nil {
-		return nil, out, kgError(tool, err)
+		return nil, out, t.kgError(tool, err)
 	}
 	if rep.EntityIDs != nil {
 		out.EntityIDs = rep.EntityIDs
@@ -205,10 +218,12 @@ func (t tools) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallInpu
 		kgmem.WithKnowledgeGraph(t.mem.Graph()), kgmem.WithStrategy(strategy))
 	res, err := r.Retrieve(ctx, in.Query)
 	if err != nil {
-		return nil, out, kgError(tool, err)
+		return nil, out, t.kgError(tool, err)
 	}
 	out.Context = res.ContextBlock(in.MaxChars)
-	out.Warnings = res.Warnings
+	for _, w := range res.Warnings {
+		out.Warnings = append(out.Warnings, t.names.redact(w))
+	}
 	for _, it := range res.Items {
 		item := Item{Kind: it.Kind.String(), ID: it.ID(), Score: it.Score, Explanation: it.Explain(), Path: it.Path}
 		switch {
@@ -246,7 +261,7 @@ func (t tools) mustEntity(ctx context.Context, tool, field, id string) (kgmem.En
 	}
 	e, ok, err := t.mem.Graph().GetEntity(ctx, id)
 	if err != nil {
-		return kgmem.Entity{}, kgError(tool, err)
+		return kgmem.Entity{}, t.kgError(tool, err)
 	}
 	if !ok {
 		return kgmem.Entity{}, toolError(tool, "unknown entity %q (%s): recall or related list entity IDs", id, field)
@@ -323,7 +338,7 @@ func (t tools) related(ctx context.Context, _ *mcp.CallToolRequest, in RelatedIn
 	}
 	res, err := t.mem.Graph().GetRelated(ctx, start.ID, opts)
 	if err != nil {
-		return nil, out, kgError(tool, err)
+		return nil, out, t.kgError(tool, err)
 	}
 	names := map[string]string{start.ID: start.Name}
 	for _, se := range res {
@@ -394,7 +409,7 @@ func (t tools) findPaths(ctx context.Context, tool string, in PathsInput) (kgmem
 	}
 	res, err := t.mem.Graph().FindPaths(ctx, from.ID, to.ID, opts)
 	if err != nil && !errors.Is(err, kgmem.ErrNoPath) {
-		return res, kgError(tool, err)
+		return res, t.kgError(tool, err)
 	}
 	return res, nil
 }
@@ -459,22 +474,22 @@ func (t tools) forget(ctx context.Context, _ *mcp.CallToolRequest, in ForgetInpu
 			return nil, out, err
 		}
 		if err := t.mem.Graph().RemoveEntity(ctx, in.EntityID); err != nil {
-			return nil, out, kgError(tool, err)
+			return nil, out, t.kgError(tool, err)
 		}
 		out.EntitiesRemoved = 1
 		return nil, out, nil
 	}
 	_, pageOK, err := t.mem.Store().Get(ctx, in.PageID)
 	if err != nil {
-		return nil, out, kgError(tool, err)
+		return nil, out, t.kgError(tool, err)
 	}
 	rep, err := t.mem.Graph().RemoveSource(ctx, in.PageID)
 	if err != nil {
-		return nil, out, kgError(tool, err)
+		return nil, out, t.kgError(tool, err)
 	}
 	if pageOK {
 		if err := t.mem.Store().Delete(ctx, in.PageID); err != nil && !errors.Is(err, kgmem.ErrNotFound) {
-			return nil, out, kgError(tool, err)
+			return nil, out, t.kgError(tool, err)
 		}
 	}
 	out = ForgetOutput{PageRemoved: pageOK, EntitiesRemoved: rep.EntitiesRemoved, EntitiesUpdated: rep.EntitiesUpdated,
@@ -524,13 +539,13 @@ func (t tools) draw(ctx context.Context, _ *mcp.CallToolRequest, in DrawInput) (
 		}
 		res, err := t.mem.Graph().GetRelated(ctx, start.ID, opts)
 		if err != nil {
-			return nil, out, kgError(tool, err)
+			return nil, out, t.kgError(tool, err)
 		}
 		sg = kgmem.RelatedSubgraph(start, res)
 	case in.Query != "":
 		res, err := t.mem.Retriever().Retrieve(ctx, in.Query)
 		if err != nil {
-			return nil, out, kgError(tool, err)
+			return nil, out, t.kgError(tool, err)
 		}
 		sg = kgmem.RetrievalSubgraph(res)
 	default:
@@ -539,12 +554,12 @@ func (t tools) draw(ctx context.Context, _ *mcp.CallToolRequest, in DrawInput) (
 			return nil, out, err
 		}
 		if sg, err = kgmem.PathsSubgraph(ctx, t.mem.Graph(), res); err != nil {
-			return nil, out, kgError(tool, err)
+			return nil, out, t.kgError(tool, err)
 		}
 	}
 	var b bytes.Buffer
 	if err := kgmem.WriteMermaid(&b, sg, kgmem.VisualOptions{}); err != nil {
-		return nil, out, kgError(tool, err)
+		return nil, out, t.kgError(tool, err)
 	}
 	out.Mermaid = b.String()
 	return textResult("```mermaid\n" + out.Mermaid + "```\n"), out, nil

@@ -16,9 +16,16 @@ import (
 // client session.
 func connect(t *testing.T, mem *kgmem.Memory) *mcp.ClientSession {
 	t.Helper()
+	return connectServer(t, NewServer(mem, ""))
+}
+
+// connectServer serves srv over the SDK's in-memory transports and
+// returns a client session.
+func connectServer(t *testing.T, srv *mcp.Server) *mcp.ClientSession {
+	t.Helper()
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
-	ss, err := NewServer(mem).Connect(ctx, st, nil)
+	ss, err := srv.Connect(ctx, st, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { ss.Close() })
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, ct, nil)
