@@ -1,6 +1,7 @@
 package hnsw
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -17,8 +18,10 @@ import (
 // order; vectors are kept in one flat slice.
 //
 // Every choice is deterministic: node levels come from a seeded generator,
-// and equal distances are ordered by node ID, so the same insertions build
-// the same graph and a search always returns the same nodes.
+// equal distances are ordered by node ID in searches and by a fixed hash
+// of the two nodes when choosing neighbours (see selectNeighbors), so the
+// same insertions build the same graph and a search always returns the
+// same nodes.
 type graph struct {
 	dims           int
 	m, m0, efBuild int
@@ -162,30 +165,44 @@ func (g *graph) searchLayer(q []float32, eps []cand, ef, l int) []cand {
 	return found.c
 }
 
-// selectNeighbors keeps at most m of cs for a node (algorithm 4, the
-// heuristic without extension): closest first, a candidate is kept only
-// when it is closer to the node than to every candidate kept, so that the
+// tieKey orders the candidates at equal distances from base when choosing
+// base's neighbours: a hash of the two node IDs (the splitmix64
+// finalizer, a bijection, so no two candidates share a key). Ordering them
+// by node ID instead would make every full list of equidistant
+// neighbours drop the newest node, leaving it with no link to it.
+func tieKey(base, c int32) uint64 {
+	z := uint64(uint32(base))<<32 | uint64(uint32(c))
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// selectNeighbors returns at most m neighbours for node base: keep (which
+// cs does not hold), then of cs, whose distances are to base (algorithm 4,
+// the heuristic without extension): closest first, a candidate is kept
+// only when it is closer to base than to every node kept, so that the
 // links spread in all directions; the places left are filled with the
-// closest of those dropped.
-func (g *graph) selectNeighbors(cs []cand, m int) []int32 {
+// closest of those dropped. Candidates at equal distances are taken in
+// the order of tieKey. It reorders cs.
+func (g *graph) selectNeighbors(base int32, keep []int32, cs []cand, m int) []int32 {
 	slices.SortFunc(cs, func(a, b cand) int {
-		if closer(a, b) {
-			return -1
+		if c := cmp.Compare(a.d, b.d); c != 0 {
+			return c
 		}
-		if closer(b, a) {
-			return 1
-		}
-		return 0
+		return cmp.Compare(tieKey(base, a.id), tieKey(base, b.id))
 	})
-	kept := make([]int32, 0, m)
+	keep = keep[:min(len(keep), m)]
+	kept := make([]int32, 0, min(m, len(keep)+len(cs)))
+	kept = append(kept, keep...)
 	var dropped []int32
 	for _, c := range cs {
-		if len(kept) == m {
+		if len(kept) >= m {
 			break
 		}
 		ok := true
+		cv := g.vec(c.id)
 		for _, k := range kept {
-			if 1-vek32.Dot(g.vec(c.id), g.vec(k)) < c.d {
+			if 1-vek32.Dot(cv, g.vec(k)) < c.d {
 				ok = false
 				break
 			}
@@ -197,7 +214,7 @@ func (g *graph) selectNeighbors(cs []cand, m int) []int32 {
 		}
 	}
 	for _, d := range dropped {
-		if len(kept) == m {
+		if len(kept) >= m {
 			break
 		}
 		kept = append(kept, d)
@@ -205,8 +222,23 @@ func (g *graph) selectNeighbors(cs []cand, m int) []int32 {
 	return kept
 }
 
+// prune chooses at most limit neighbours of n among keep and ids (see
+// selectNeighbors); ids may hold keep's nodes.
+func (g *graph) prune(n int32, ids []int32, limit int, keep []int32) []int32 {
+	nv := g.vec(n)
+	cs := make([]cand, 0, len(ids))
+	for _, x := range ids {
+		if !slices.Contains(keep, x) {
+			cs = append(cs, cand{1 - vek32.Dot(nv, g.vec(x)), x})
+		}
+	}
+	return g.selectNeighbors(n, keep, cs, limit)
+}
+
 // add inserts vec (unit, dims long) as node len() and returns its ID
-// (algorithm 1).
+// (algorithm 1). A node that every neighbour's pruning dropped is put back
+// into its nearest neighbour's list, so that every node is linked to on
+// each layer it has links on.
 func (g *graph) add(vec []float32) int32 {
 	id := int32(g.len())
 	g.vecs = append(g.vecs, vec...)
@@ -228,19 +260,20 @@ func (g *graph) add(vec []float32) int32 {
 		if l == 0 {
 			limit = g.m0
 		}
-		nbrs := g.selectNeighbors(w, g.m)
+		nbrs := g.selectNeighbors(id, nil, w, g.m)
 		g.links[id][l] = nbrs
+		back := false
 		for _, n := range nbrs {
 			ln := append(g.links[n][l], id)
 			if len(ln) > limit {
-				nv := g.vec(n)
-				cs := make([]cand, len(ln))
-				for i, x := range ln {
-					cs[i] = cand{1 - vek32.Dot(nv, g.vec(x)), x}
-				}
-				ln = g.selectNeighbors(cs, limit)
+				ln = g.prune(n, ln, limit, nil)
 			}
 			g.links[n][l] = ln
+			back = back || slices.Contains(ln, id)
+		}
+		if !back && len(nbrs) > 0 {
+			n := nbrs[0]
+			g.links[n][l] = g.prune(n, g.links[n][l], limit, []int32{id})
 		}
 	}
 	if level > g.top {

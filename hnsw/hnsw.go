@@ -69,6 +69,15 @@
 // 400). It also picks a random entry point per search. So this package
 // implements the paper's algorithms itself (graph.go).
 //
+// # Equal distances
+//
+// Vectors can be at exactly equal distances (the standard basis vectors
+// are all at distance 1 from each other). When a full neighbour list is
+// pruned, such ties are broken by a fixed hash of the two nodes, not by
+// insertion order, which would always drop the newest node; and a node
+// that every neighbour's pruning dropped is put back into its nearest
+// neighbour's list, so that every node is linked to.
+//
 // # Deletion
 //
 // The graph is never edited for a deletion or a replacement: the old node
