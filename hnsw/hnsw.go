@@ -54,10 +54,10 @@
 // M 16 and efConstruction 100 on the same kind of uniform vectors reached
 // the same recall (0.52 at ef 100, 0.96 at ef 600, against 0.52 and 0.97
 // here), so the low recall at small ef on uniform vectors is the data's,
-// not a defect. The graph is deterministic: the same insertions build the
-// same graph, and a search always returns the same pages. Building cost
-// about 0.5 ms per 384-dimension vector on one core at 20,000 vectors and
-// 2 ms at 100,000 (on a loaded machine).
+// not a defect. The graph is deterministic: the same calls of Add and
+// Delete build the same graph, and a search always returns the same
+// pages. Building cost about 0.5 ms per 384-dimension vector on one core
+// at 20,000 vectors and 2 ms at 100,000 (on a loaded machine).
 //
 // # Why not github.com/coder/hnsw
 //
@@ -80,10 +80,27 @@
 //
 // # Deletion
 //
-// The graph is never edited for a deletion or a replacement: the old node
-// is marked dead, still routes searches and is never returned, and once
-// dead nodes outnumber live ones the graph is rebuilt from the live
-// vectors, at a cost amortised over the deletions that led to it.
+// Deleting a vector makes its node a tombstone: it still routes searches
+// through its links but is never returned, no new link is made to it,
+// and a search counts only live nodes towards EfSearch, so recall
+// holds while tombstones remain. The Delete then runs a bounded step of
+// a sweep over the graph's nodes, which replaces each link to a tombstone
+// with links to the live nodes the tombstone linked to (as many as fit,
+// chosen by the neighbour selection heuristic, as when linking) and frees
+// a tombstone's slot, for a later Add to reuse, once the sweep has looked
+// at every node since the tombstone was made. No call rebuilds the graph:
+// counting as one unit of work each distance computed and each
+// neighbour-list entry read, a Delete does at most
+//
+//	6M + 24M² + 10M·EfConstruction
+//
+// units (37,968 at the default Options), whatever the size of the index.
+// Deleting half of 8,000 vectors of 384 dimensions one by one in a random
+// order, a Delete did 19,030 units on average (at most 20,015), where an
+// Add had done 5,700 (clustered vectors) and 11,200 (uniform); there were
+// never more than 94 tombstones, and the recall@10 of the rest (1.0
+// clustered, 0.9995 uniform) was that of a graph built from them afresh
+// (1.0 and 0.9975). BenchmarkDelete times a Delete.
 //
 // # Concurrency
 //
@@ -140,10 +157,9 @@ type Index struct {
 	dims int
 	g    *graph
 	// live maps a page ID to its node; ids[node] is the page ID of a live
-	// node and "" for a dead one.
+	// node and "" for a tombstone or a free slot.
 	live map[string]int32
 	ids  []string
-	dead int
 }
 
 var _ kgmem.VectorIndex = (*Index)(nil)
@@ -162,19 +178,14 @@ func New(dims int, o Options) *Index {
 	if o.Seed == 0 {
 		o.Seed = 1
 	}
-	x := &Index{opts: o, dims: dims}
-	x.reset()
+	x := &Index{opts: o, dims: dims, live: map[string]int32{}}
+	x.g = newGraph(x.dims, x.opts.M, x.opts.EfConstruction, x.opts.Seed)
 	return x
 }
 
 // Factory returns a constructor for kgmem.WithVectorIndex.
 func Factory(o Options) func(dims int) kgmem.VectorIndex {
 	return func(dims int) kgmem.VectorIndex { return New(dims, o) }
-}
-
-func (x *Index) reset() {
-	x.g = newGraph(x.dims, x.opts.M, x.opts.EfConstruction, x.opts.Seed)
-	x.live, x.ids, x.dead = map[string]int32{}, nil, 0
 }
 
 // Len returns the number of live vectors.
@@ -189,11 +200,18 @@ func (x *Index) Add(id string, vec []float32) {
 	}
 	x.Delete(id)
 	n := x.g.add(vec)
-	x.ids = append(x.ids, id)
+	for len(x.ids) <= int(n) {
+		x.ids = append(x.ids, "")
+	}
+	x.ids[n] = id
 	x.live[id] = n
 }
 
-// Delete marks id's node dead; an absent id is not an error.
+// Delete removes id; an absent id is not an error. It makes id's node a
+// tombstone and runs a step of the sweep: at most 6M + 24M² +
+// 10M·EfConstruction distance computations and neighbour-list reads in
+// all, whatever the size of the index (see Deletion in the package
+// documentation).
 func (x *Index) Delete(id string) {
 	n, ok := x.live[id]
 	if !ok {
@@ -201,25 +219,14 @@ func (x *Index) Delete(id string) {
 	}
 	delete(x.live, id)
 	x.ids[n] = ""
-	x.dead++
-	if x.dead > len(x.live) && x.dead > 64 {
-		x.rebuild()
-	}
-}
-
-// rebuild makes a new graph of the live nodes, in node order.
-func (x *Index) rebuild() {
-	old, ids := x.g, x.ids
-	x.reset()
-	for n, id := range ids {
-		if id != "" {
-			x.Add(id, old.vec(int32(n)))
-		}
+	x.g.remove(n)
+	if x.g.len() == 0 {
+		x.ids = x.ids[:0] // the last node went: the graph is empty
 	}
 }
 
 // Search returns the IDs of up to k live vectors nearest query, nearest
-// first (ties by insertion order).
+// first (ties in a fixed order).
 func (x *Index) Search(query []float32, k int) ([]string, error) {
 	if k <= 0 || len(x.live) == 0 {
 		return nil, nil
@@ -228,12 +235,10 @@ func (x *Index) Search(query []float32, k int) ([]string, error) {
 		return nil, fmt.Errorf("hnsw: query of %d dimensions, want %d", len(query), x.dims)
 	}
 	out := make([]string, 0, k)
-	for _, c := range x.g.search(query, max(k, x.opts.EfSearch)+x.dead) {
-		if id := x.ids[c.id]; id != "" {
-			out = append(out, id)
-			if len(out) == k {
-				break
-			}
+	for _, c := range x.g.search(query, max(k, x.opts.EfSearch)) {
+		out = append(out, x.ids[c.id])
+		if len(out) == k {
+			break
 		}
 	}
 	return out, nil
