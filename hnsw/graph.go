@@ -87,7 +87,16 @@ func (g *graph) vec(i int32) []float32 {
 	return g.vecs[int(i)*g.dims : int(i+1)*g.dims]
 }
 
-func (g *graph) dist(q []float32, i int32) float32 { return 1 - vek32.Dot(q, g.vec(i)) }
+func (g *graph) dist(q []float32, i int32) float32 { return 1 - dot(q, g.vec(i)) }
+
+// dot is the dot product of a and b, of the same length; vek32.Dot
+// rejects empty vectors, of which it is 0.
+func dot(a, b []float32) float32 {
+	if len(a) == 0 {
+		return 0
+	}
+	return vek32.Dot(a, b)
+}
 
 // limit is the most neighbours a node keeps on layer l.
 func (g *graph) limit(l int) int {
@@ -273,7 +282,7 @@ func (g *graph) selectNeighbors(base int32, keep []int32, cs []cand, m int) []in
 		cv := g.vec(c.id)
 		for _, k := range kept {
 			g.work++
-			if 1-vek32.Dot(cv, g.vec(k)) < c.d {
+			if 1-dot(cv, g.vec(k)) < c.d {
 				ok = false
 				break
 			}
@@ -301,7 +310,7 @@ func (g *graph) prune(n int32, ids []int32, limit int, keep []int32) []int32 {
 	for _, x := range ids {
 		if !slices.Contains(keep, x) {
 			g.work++
-			cs = append(cs, cand{1 - vek32.Dot(nv, g.vec(x)), x})
+			cs = append(cs, cand{1 - dot(nv, g.vec(x)), x})
 		}
 	}
 	return g.selectNeighbors(n, keep, cs, limit)
@@ -614,7 +623,7 @@ func (g *graph) repair(u int32, l int) {
 			vs.mark[x] = vs.gen
 			if g.state[x] == slotLive && l < len(g.links[x]) {
 				g.work++
-				cs = append(cs, cand{1 - vek32.Dot(uv, g.vec(x)), x})
+				cs = append(cs, cand{1 - dot(uv, g.vec(x)), x})
 			}
 		}
 	}

@@ -151,10 +151,12 @@ const (
 // Options tune an Index. Zero fields mean their defaults.
 type Options struct {
 	// M is the number of neighbours each node keeps (default DefaultM):
-	// higher is more accurate, larger and slower to build.
+	// higher is more accurate, larger and slower to build. M above
+	// 65,536 counts as 65,536.
 	M int
 	// EfConstruction is the candidate list size of an insertion (default
 	// DefaultEfConstruction): higher builds a better graph, slower.
+	// EfConstruction above 65,536 counts as 65,536.
 	EfConstruction int
 	// EfSearch is the candidate list size of a search (default
 	// DefaultEfSearch): higher is more accurate and slower.
@@ -162,6 +164,9 @@ type Options struct {
 	// Seed seeds the random levels of the nodes (default 1).
 	Seed uint64
 }
+
+// maxOption is the largest M and EfConstruction an Index uses.
+const maxOption = 1 << 16
 
 // Index is an HNSW graph of unit vectors keyed by page ID; it implements
 // [kgmem.VectorIndex]. Pages of the same vector share a node (see
@@ -207,6 +212,8 @@ func New(dims int, o Options) *Index {
 	if o.Seed == 0 {
 		o.Seed = 1
 	}
+	o.M = min(o.M, maxOption)
+	o.EfConstruction = min(o.EfConstruction, maxOption)
 	x := &Index{opts: o, dims: dims}
 	x.g = newGraph(x.dims, x.opts.M, x.opts.EfConstruction, x.opts.Seed)
 	x.pages, x.same = map[string]*member{}, map[uint64][]int32{}
@@ -223,11 +230,13 @@ func (x *Index) Len() int { return len(x.pages) }
 
 // Add stores vec (a unit vector of the index's dimensions) under id,
 // replacing what id held; id comes after the pages already of the same
-// vector. Cost: O(EfConstruction · M · log n) dot
+// vector. A vector of other dimensions is not stored: Add then deletes id
+// (the store never gives one). Cost: O(EfConstruction · M · log n) dot
 // products for a vector no page has; none for a vector another page has.
 func (x *Index) Add(id string, vec []float32) {
 	if len(vec) != x.dims {
-		panic("hnsw: Add: vector of the wrong dimensions") // the store checks them
+		x.Delete(id)
+		return
 	}
 	h := hashBits(vec)
 	n := x.find(h, vec)
@@ -280,13 +289,14 @@ func (x *Index) Delete(id string) {
 
 // Search returns the IDs of up to k pages whose vectors are nearest
 // query, nearest first: the pages of a vector in the order they were
-// added, other ties in a fixed order.
+// added, other ties in a fixed order. A query of other dimensions than
+// the index's is an error wrapping kgmem.ErrInvalidArgument.
 func (x *Index) Search(query []float32, k int) ([]string, error) {
 	if k <= 0 || len(x.pages) == 0 {
 		return nil, nil
 	}
 	if len(query) != x.dims {
-		return nil, fmt.Errorf("hnsw: query of %d dimensions, want %d", len(query), x.dims)
+		return nil, fmt.Errorf("hnsw: query of %d dimensions, want %d: %w", len(query), x.dims, kgmem.ErrInvalidArgument)
 	}
 	out := make([]string, 0, min(k, len(x.pages)))
 	for _, c := range x.g.search(query, max(k, x.opts.EfSearch)) {
