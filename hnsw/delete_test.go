@@ -45,6 +45,53 @@ func exactTop(vecs map[string][]float32, q []float32, k int) []string {
 	return out
 }
 
+// checkGraph checks the graph's bookkeeping: the counts of live nodes and
+// tombstones, that no live node or entry point links to a free slot, and
+// that every live node is reachable from the entry point on layer 0.
+func checkGraph(t *testing.T, g *graph) {
+	t.Helper()
+	live, dead := 0, 0
+	for n, st := range g.state {
+		switch st {
+		case slotLive:
+			live++
+		case slotDead:
+			dead++
+		}
+		if st == slotLive || int32(n) == g.entry {
+			for _, ls := range g.links[n] {
+				for _, m := range ls {
+					require.NotEqual(t, slotFree, g.state[m], "node %d links to free slot %d", n, m)
+				}
+			}
+		}
+	}
+	require.Equal(t, g.nlive, live)
+	require.Equal(t, g.ndead, dead)
+	if live == 0 {
+		return
+	}
+	seen := map[int32]bool{g.entry: true}
+	queue := []int32{g.entry}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		for _, m := range g.links[n][0] {
+			if !seen[m] && g.state[m] != slotFree {
+				seen[m] = true
+				queue = append(queue, m)
+			}
+		}
+	}
+	unreached := 0
+	for n, st := range g.state {
+		if st == slotLive && !seen[int32(n)] {
+			unreached++
+		}
+	}
+	require.Equal(t, 0, unreached, "live nodes not reachable from the entry point")
+}
+
 // TestDeleteWorkBounded: deleting every vector of an index one by one, in
 // a random order, no Delete does more work (distance computations and
 // neighbour-list entries read) than removeBound, which depends on the
@@ -70,12 +117,19 @@ func TestDeleteWorkBounded(t *testing.T) {
 				ids = append(ids, id)
 			}
 			r.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
-			worst := 0
+			worst, deleted, entries := 0, 0, 0
 			del := func(id string) {
+				entry := x.pages[id].node == x.g.entry
 				w := x.g.work
 				x.Delete(id)
 				worst = max(worst, x.g.work-w)
 				delete(vecs, id)
+				if deleted++; deleted%500 == 0 || (entry && x.Len() > 0) {
+					checkGraph(t, x.g)
+				}
+				if entry && x.Len() > 0 {
+					entries++
+				}
 			}
 			for _, id := range ids[:n/2] {
 				del(id)
@@ -118,7 +172,8 @@ func TestDeleteWorkBounded(t *testing.T) {
 			for _, id := range ids[n/2:] {
 				del(id)
 			}
-			t.Logf("most work of a Delete: %d (bound %d)", worst, x.g.removeBound())
+			t.Logf("most work of a Delete: %d (bound %d); the entry point deleted %d times", worst, x.g.removeBound(), entries)
+			require.Positive(t, entries)
 			require.Equal(t, 6*o.M+24*o.M*o.M+10*o.M*o.EfConstruction, x.g.removeBound(), "the bound the package documents")
 			require.LessOrEqual(t, worst, x.g.removeBound())
 			require.LessOrEqual(t, slots, n+n/20, "freed slots are reused")

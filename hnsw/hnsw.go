@@ -111,7 +111,10 @@
 // 5,700 (clustered vectors) and 11,200 (uniform); there were never more
 // than 94 tombstones, and the recall@10 of the rest (1.0 clustered,
 // 0.9995 uniform) was that of a graph built from them afresh (1.0 and
-// 0.9975). BenchmarkDelete times a Delete.
+// 0.9975). BenchmarkDelete, which deletes and adds vectors of 384
+// dimensions in a random order, measured the same most work of a Delete
+// at 2,000 and 20,000 vectors (19,765 and 20,068 units), and a median
+// Delete of 0.7 and 1.2 ms on a loaded, shared 2-core machine.
 //
 // # Concurrency
 //
