@@ -14,8 +14,8 @@ import (
 // and robust approximate nearest neighbor search using Hierarchical
 // Navigable Small World graphs", 2018): algorithms 1 (insert), 2 (search a
 // layer), 4 (the neighbour selection heuristic) and 5 (k-NN search).
-// Distance is 1 − dot product. Node IDs are dense int32s, slots of which
-// freed ones are reused; vectors are kept in one flat slice.
+// Distance is 1 − dot product. Node IDs are dense int32s, slots that a
+// later insertion reuses once freed; vectors are kept in one flat slice.
 //
 // Every choice is deterministic: node levels come from a seeded generator,
 // equal distances are ordered by node ID in searches and by a fixed hash
@@ -27,8 +27,9 @@ import (
 // still routes searches and is never returned, and no new link points to
 // it. The sweep (see sweep) walks over the nodes a bounded step at a time,
 // replacing the links to tombstones with links through them, and frees a
-// tombstone once a whole pass has run since its removal, when no node
-// that searches can reach links to it any more.
+// tombstone's slot once a whole pass has run since its removal, when no
+// live node links to it any more. Other tombstones still may: searches
+// skip free slots, and the layers a reused slot's new node lacks.
 type graph struct {
 	dims           int
 	m, m0, efBuild int
