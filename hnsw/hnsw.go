@@ -54,10 +54,10 @@
 // M 16 and efConstruction 100 on the same kind of uniform vectors reached
 // the same recall (0.52 at ef 100, 0.96 at ef 600, against 0.52 and 0.97
 // here), so the low recall at small ef on uniform vectors is the data's,
-// not a defect. The graph is deterministic: the same insertions build the
-// same graph, and a search always returns the same pages. Building cost
-// about 0.5 ms per 384-dimension vector on one core at 20,000 vectors and
-// 2 ms at 100,000 (on a loaded machine).
+// not a defect. The graph is deterministic: the same calls of Add and
+// Delete build the same graph, and a search always returns the same
+// pages. Building cost about 0.5 ms per 384-dimension vector on one core
+// at 20,000 vectors and 2 ms at 100,000 (on a loaded machine).
 //
 // # Why not github.com/coder/hnsw
 //
@@ -69,12 +69,52 @@
 // 400). It also picks a random entry point per search. So this package
 // implements the paper's algorithms itself (graph.go).
 //
+// # Duplicates
+//
+// Pages of exactly the same vector (the same bits, such as boilerplate
+// pages embedded alike) share one node of the graph, which holds their
+// IDs in the order they were added: a search that reaches the node
+// returns them all (up to k), and deleting one of several only takes its
+// ID off the node. So the graph holds distinct vectors only, and a
+// thousand copies of a vector cost one node, not a thousand nodes at
+// distance 0 from each other whose links fill up with each other.
+//
+// # Equal distances
+//
+// Distinct vectors can still be at exactly equal distances (the standard
+// basis vectors are all at distance 1 from each other). When a full
+// neighbour list is pruned, such ties are broken by a fixed hash of the
+// two nodes, not by insertion order, which would always drop the newest
+// node; and a node that every neighbour's pruning dropped is put back
+// into its nearest neighbour's list, so that every node is linked to.
+//
 // # Deletion
 //
-// The graph is never edited for a deletion or a replacement: the old node
-// is marked dead, still routes searches and is never returned, and once
-// dead nodes outnumber live ones the graph is rebuilt from the live
-// vectors, at a cost amortised over the deletions that led to it.
+// Deleting a node's last ID makes the node a tombstone: it still routes
+// searches through its links but is never returned, no new link is made
+// to it, and a search counts only live nodes towards EfSearch, so recall
+// holds while tombstones remain. The Delete then runs a bounded step of
+// a sweep over the graph's nodes, which replaces each link to a tombstone
+// with links to the live nodes the tombstone linked to (as many as fit,
+// chosen by the neighbour selection heuristic, as when linking) and frees
+// a tombstone's slot, for a later Add to reuse, once the sweep has looked
+// at every node since the tombstone was made. No call rebuilds the graph:
+// counting as one unit of work each distance computed and each
+// neighbour-list entry read, a Delete does at most
+//
+//	6M + 24M² + 10M·EfConstruction
+//
+// units (37,968 at the default Options), whatever the size of the index;
+// deleting an ID whose node keeps others does none. Deleting half of
+// 8,000 vectors of 384 dimensions one by one in a random order, a Delete
+// did 19,030 units on average (at most 20,015), where an Add had done
+// 5,700 (clustered vectors) and 11,200 (uniform); there were never more
+// than 94 tombstones, and the recall@10 of the rest (1.0 clustered,
+// 0.9995 uniform) was that of a graph built from them afresh (1.0 and
+// 0.9975). BenchmarkDelete, which deletes and adds vectors of 384
+// dimensions in a random order, measured the same most work of a Delete
+// at 2,000 and 20,000 vectors (19,765 and 20,068 units), and a median
+// Delete of 0.7 and 1.2 ms on a loaded, shared 2-core machine.
 //
 // # Concurrency
 //
@@ -85,6 +125,8 @@ package hnsw
 
 import (
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/kgmem/kgmem"
 )
@@ -112,10 +154,12 @@ const (
 // Options tune an Index. Zero fields mean their defaults.
 type Options struct {
 	// M is the number of neighbours each node keeps (default DefaultM):
-	// higher is more accurate, larger and slower to build.
+	// higher is more accurate, larger and slower to build. M above
+	// 65,536 counts as 65,536.
 	M int
 	// EfConstruction is the candidate list size of an insertion (default
 	// DefaultEfConstruction): higher builds a better graph, slower.
+	// EfConstruction above 65,536 counts as 65,536.
 	EfConstruction int
 	// EfSearch is the candidate list size of a search (default
 	// DefaultEfSearch): higher is more accurate and slower.
@@ -124,17 +168,35 @@ type Options struct {
 	Seed uint64
 }
 
+// maxOption is the largest M and EfConstruction an Index uses.
+const maxOption = 1 << 16
+
 // Index is an HNSW graph of unit vectors keyed by page ID; it implements
-// [kgmem.VectorIndex].
+// [kgmem.VectorIndex]. Pages of the same vector share a node (see
+// Duplicates in the package documentation).
 type Index struct {
 	opts Options
 	dims int
 	g    *graph
-	// live maps a page ID to its node; ids[node] is the page ID of a live
-	// node and "" for a dead one.
-	live map[string]int32
-	ids  []string
-	dead int
+	// pages maps a page ID to its entry in its node's list; nodes[n] is
+	// the list of node n (empty for a tombstone or a free slot); same
+	// maps the hash of a vector's bits to the live nodes of that hash.
+	pages map[string]*member
+	nodes []members
+	same  map[uint64][]int32
+}
+
+// member is a page ID in its node's list.
+type member struct {
+	id         string
+	node       int32
+	prev, next *member
+}
+
+// members is a node's list of page IDs, in the order they were added.
+type members struct {
+	first, last *member
+	n           int
 }
 
 var _ kgmem.VectorIndex = (*Index)(nil)
@@ -153,8 +215,11 @@ func New(dims int, o Options) *Index {
 	if o.Seed == 0 {
 		o.Seed = 1
 	}
+	o.M = min(o.M, maxOption)
+	o.EfConstruction = min(o.EfConstruction, maxOption)
 	x := &Index{opts: o, dims: dims}
-	x.reset()
+	x.g = newGraph(x.dims, x.opts.M, x.opts.EfConstruction, x.opts.Seed)
+	x.pages, x.same = map[string]*member{}, map[uint64][]int32{}
 	return x
 }
 
@@ -163,69 +228,151 @@ func Factory(o Options) func(dims int) kgmem.VectorIndex {
 	return func(dims int) kgmem.VectorIndex { return New(dims, o) }
 }
 
-func (x *Index) reset() {
-	x.g = newGraph(x.dims, x.opts.M, x.opts.EfConstruction, x.opts.Seed)
-	x.live, x.ids, x.dead = map[string]int32{}, nil, 0
-}
-
-// Len returns the number of live vectors.
-func (x *Index) Len() int { return len(x.live) }
+// Len returns the number of pages (IDs) the index holds.
+func (x *Index) Len() int { return len(x.pages) }
 
 // Add stores vec (a unit vector of the index's dimensions) under id,
-// replacing what id held. Cost: O(EfConstruction · M · log n) dot
-// products.
+// replacing what id held; id comes after the pages already of the same
+// vector. A vector of other dimensions is not stored: Add then deletes id
+// (the store never gives one). Cost: O(EfConstruction · M · log n) dot
+// products for a vector no page has; none for a vector another page has.
 func (x *Index) Add(id string, vec []float32) {
 	if len(vec) != x.dims {
-		panic("hnsw: Add: vector of the wrong dimensions") // the store checks them
+		x.Delete(id)
+		return
 	}
-	x.Delete(id)
-	n := x.g.add(vec)
-	x.ids = append(x.ids, id)
-	x.live[id] = n
+	h := hashBits(vec)
+	n := x.find(h, vec)
+	if p, ok := x.pages[id]; ok {
+		if p.node == n {
+			x.unlink(p)
+			x.link(p)
+			return
+		}
+		x.Delete(id)
+	}
+	if n < 0 {
+		n = x.g.add(vec)
+		for len(x.nodes) <= int(n) {
+			x.nodes = append(x.nodes, members{})
+		}
+		x.same[h] = append(x.same[h], n)
+	}
+	p := &member{id: id, node: n}
+	x.pages[id] = p
+	x.link(p)
 }
 
-// Delete marks id's node dead; an absent id is not an error.
+// Delete removes id; an absent id is not an error. Removing the last page
+// of a node makes the node a tombstone and runs a step of the sweep: at
+// most 6M + 24M² + 10M·EfConstruction distance computations and
+// neighbour-list reads in all, whatever the size of the index (see
+// Deletion in the package documentation).
 func (x *Index) Delete(id string) {
-	n, ok := x.live[id]
+	p, ok := x.pages[id]
 	if !ok {
 		return
 	}
-	delete(x.live, id)
-	x.ids[n] = ""
-	x.dead++
-	if x.dead > len(x.live) && x.dead > 64 {
-		x.rebuild()
+	delete(x.pages, id)
+	x.unlink(p)
+	if x.nodes[p.node].n > 0 {
+		return
+	}
+	h := hashBits(x.g.vec(p.node))
+	if rest := slices.DeleteFunc(x.same[h], func(m int32) bool { return m == p.node }); len(rest) > 0 {
+		x.same[h] = rest
+	} else {
+		delete(x.same, h)
+	}
+	x.g.remove(p.node)
+	if x.g.len() == 0 {
+		x.nodes = x.nodes[:0] // the last node went: the graph is empty
 	}
 }
 
-// rebuild makes a new graph of the live nodes, in node order.
-func (x *Index) rebuild() {
-	old, ids := x.g, x.ids
-	x.reset()
-	for n, id := range ids {
-		if id != "" {
-			x.Add(id, old.vec(int32(n)))
-		}
-	}
-}
-
-// Search returns the IDs of up to k live vectors nearest query, nearest
-// first (ties by insertion order).
+// Search returns the IDs of up to k pages whose vectors are nearest
+// query, nearest first: the pages of a vector in the order they were
+// added, other ties in a fixed order. A query of other dimensions than
+// the index's is an error wrapping kgmem.ErrInvalidArgument.
 func (x *Index) Search(query []float32, k int) ([]string, error) {
-	if k <= 0 || len(x.live) == 0 {
+	if k <= 0 || len(x.pages) == 0 {
 		return nil, nil
 	}
 	if len(query) != x.dims {
-		return nil, fmt.Errorf("hnsw: query of %d dimensions, want %d", len(query), x.dims)
+		return nil, fmt.Errorf("hnsw: query of %d dimensions, want %d: %w", len(query), x.dims, kgmem.ErrInvalidArgument)
 	}
-	out := make([]string, 0, k)
-	for _, c := range x.g.search(query, max(k, x.opts.EfSearch)+x.dead) {
-		if id := x.ids[c.id]; id != "" {
-			out = append(out, id)
+	out := make([]string, 0, min(k, len(x.pages)))
+	for _, c := range x.g.search(query, max(k, x.opts.EfSearch)) {
+		for p := x.nodes[c.id].first; p != nil; p = p.next {
+			out = append(out, p.id)
 			if len(out) == k {
-				break
+				return out, nil
 			}
 		}
 	}
 	return out, nil
+}
+
+// find returns the live node whose vector has the bits of vec, whose
+// hash is h, or -1.
+func (x *Index) find(h uint64, vec []float32) int32 {
+	for _, n := range x.same[h] {
+		if sameBits(x.g.vec(n), vec) {
+			return n
+		}
+	}
+	return -1
+}
+
+// link appends p to its node's list.
+func (x *Index) link(p *member) {
+	l := &x.nodes[p.node]
+	p.prev, p.next = l.last, nil
+	if l.last != nil {
+		l.last.next = p
+	} else {
+		l.first = p
+	}
+	l.last = p
+	l.n++
+}
+
+// unlink takes p off its node's list.
+func (x *Index) unlink(p *member) {
+	l := &x.nodes[p.node]
+	if p.prev != nil {
+		p.prev.next = p.next
+	} else {
+		l.first = p.next
+	}
+	if p.next != nil {
+		p.next.prev = p.prev
+	} else {
+		l.last = p.prev
+	}
+	p.prev, p.next = nil, nil
+	l.n--
+}
+
+// hashBits is the FNV-1a hash of the bits of v's values.
+func hashBits(v []float32) uint64 {
+	h := uint64(14695981039346656037)
+	for _, f := range v {
+		h ^= uint64(math.Float32bits(f))
+		h *= 1099511628211
+	}
+	return h
+}
+
+// sameBits reports whether a and b hold values of the same bits.
+func sameBits(a, b []float32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+			return false
+		}
+	}
+	return true
 }
