@@ -103,7 +103,11 @@ func checkGraph(t *testing.T, g *graph) {
 func TestDeleteWorkBounded(t *testing.T) {
 	const d = 16
 	o := Options{M: 8, EfConstruction: 32, EfSearch: 64}
-	for _, n := range []int{2_000, 12_000} {
+	sizes := []int{2_000, 12_000}
+	if raceDetector {
+		sizes = []int{1_000, 4_000} // the bound is the same; the race detector slows every step
+	}
+	for _, n := range sizes {
 		t.Run(fmt.Sprintf("vectors=%d", n), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(n), 5))
 			next := vectorGen(r, d, false)

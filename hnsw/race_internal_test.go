@@ -1,0 +1,6 @@
+//go:build race
+
+package hnsw
+
+// raceDetector is true under the race detector.
+const raceDetector = true
