@@ -67,6 +67,10 @@ type RetrieverConfig struct {
 	// top content hits cite (see SeedMode). The zero value is
 	// SeedDefault, which means SeedWhenUnlinked (SeedOff with FusionRRF).
 	Seed SeedMode
+	// Spread says when Hybrid ranks pages by page spreading as well as by
+	// text (see SpreadMode). The zero value is SpreadAuto: over graphs
+	// whose relation types read as free text.
+	Spread SpreadMode
 	// SeedPages is how many of the best content hits seed the graph
 	// channel. 0 means DefaultSeedPages (3).
 	SeedPages int
@@ -266,6 +270,8 @@ func (r *MemoryRetriever) config() (RetrieverConfig, error) {
 		return bad("unknown strategy %v", r.strategy)
 	case c.Seed > SeedAlways:
 		return bad("unknown seed mode %v", c.Seed)
+	case c.Spread > SpreadOn:
+		return bad("unknown spread mode %v", c.Spread)
 	case c.SeedPages < 0:
 		return bad("negative SeedPages %d", c.SeedPages)
 	case c.MaxSeeds < 0:
@@ -458,7 +464,18 @@ func (r *MemoryRetriever) Retrieve(ctx context.Context, query string) (Retrieval
 		}
 		res.Stats.Surfaced = n
 	}
-	c.fuse(strategy, cfg.Fusion)
+	spreading := false
+	if strategy == Hybrid && cfg.Spread != SpreadOff {
+		n, err := r.spreadGraphs(ctx, cfg, query, runs, c)
+		spreading = n > 0
+		if err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return RetrievalResult{}, ctxErr
+			}
+			res.warn(err)
+		}
+	}
+	c.fuse(strategy, cfg.Fusion, spreading)
 	items := c.items
 	n, err := r.rerank(ctx, cfg, query, items)
 	if err != nil {

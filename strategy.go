@@ -107,6 +107,7 @@ type candidates struct {
 	items   []RetrievalItem
 	inText  []bool
 	inGraph []bool
+	spread  []float64      // page spreading's score (see spread.go)
 	index   map[string]int // kind-prefixed ID → position
 }
 
@@ -130,6 +131,7 @@ func (c *candidates) add(it RetrievalItem) int {
 	c.items = append(c.items, it)
 	c.inText = append(c.inText, false)
 	c.inGraph = append(c.inGraph, false)
+	c.spread = append(c.spread, 0)
 	return len(c.items) - 1
 }
 
@@ -181,7 +183,7 @@ func graphBetter(score float64, path []string, curScore float64, curPath []strin
 // fuse sets every item's Score for the strategy that ran and sorts the
 // items best first: the text score for KnowledgeOnly, the graph score for
 // GraphOnly, and the fusion method's score for Hybrid.
-func (c *candidates) fuse(strategy RetrievalStrategy, method Fusion) {
+func (c *candidates) fuse(strategy RetrievalStrategy, method Fusion, spread bool) {
 	items := c.items
 	switch {
 	case strategy == KnowledgeOnly:
@@ -211,6 +213,9 @@ func (c *candidates) fuse(strategy RetrievalStrategy, method Fusion) {
 		for i := range items {
 			items[i].Score = lambda*items[i].TextScore + (1-lambda)*items[i].GraphScore
 		}
+	}
+	if spread && strategy == Hybrid {
+		c.scorePages()
 	}
 	slices.SortFunc(items, func(a, b RetrievalItem) int { return compareItems(&a, &b, a.Score, b.Score) })
 }

@@ -1,0 +1,132 @@
+package kgmem_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kgmem/kgmem"
+)
+
+// spreadFixture is a memory as a model's open extraction builds it: a
+// film's page, the page of its director, which shares no word with the
+// question about the director's spouse, and thirty pages that cite the
+// generic nodes "director" and "spouse", with relation types from types.
+func spreadFixture(t *testing.T, types func(i int) string) (*kgmem.InMemoryKnowledgeStore, *kgmem.InMemoryGraph) {
+	t.Helper()
+	ctx := context.Background()
+	s, g := kgmem.NewInMemoryKnowledgeStore(), kgmem.NewInMemoryGraph()
+	ingest := func(page kgmem.KnowledgePage, rels ...[3]string) {
+		t.Helper()
+		require.NoError(t, s.Put(ctx, page))
+		var x kgmem.Extraction
+		seen := map[string]bool{}
+		for _, r := range rels {
+			x.Relations = append(x.Relations, kgmem.ExtractedRelation{Source: r[0], Type: r[1], Target: r[2]})
+			for _, n := range []string{r[0], r[2]} {
+				if !seen[n] {
+					seen[n] = true
+					x.Entities = append(x.Entities, kgmem.ExtractedEntity{Name: n})
+				}
+			}
+		}
+		_, err := kgmem.Ingest(ctx, g, x, kgmem.WithSource(page.ID))
+		require.NoError(t, err)
+	}
+	ingest(kgmem.KnowledgePage{ID: "film", Title: "Big Eye", Content: "Big Eye is a 2001 film; its director was Jon Vale."},
+		[3]string{"Big Eye", types(0), "Jon Vale"}, [3]string{"Big Eye", types(1), "director"})
+	ingest(kgmem.KnowledgePage{ID: "jon", Title: "Jon Vale", Content: "Jon Vale married Mia Roe in 1990 in Lyon."},
+		[3]string{"Jon Vale", types(2), "Mia Roe"}, [3]string{"Jon Vale", types(3), "Lyon"})
+	for i := range 30 {
+		name := fmt.Sprintf("Film %02d", i)
+		ingest(kgmem.KnowledgePage{ID: fmt.Sprintf("filler%02d", i), Content: fmt.Sprintf("%s had a director whose spouse acted in it.", name)},
+			[3]string{name, types(4 + 2*i), "director"}, [3]string{name, types(5 + 2*i), "spouse"})
+	}
+	return s, g
+}
+
+func pageRank(res kgmem.RetrievalResult, id string) int {
+	var pages []string
+	for _, it := range res.Items {
+		if it.Kind == kgmem.ItemPage {
+			pages = append(pages, it.Page.ID)
+		}
+	}
+	return slices.Index(pages, id)
+}
+
+func itemIDs(items []kgmem.RetrievalItem) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = it.ID()
+	}
+	return out
+}
+
+// TestPageSpreading: the question names Big Eye; page spreading follows
+// its relations to Jon Vale and ranks Jon Vale's page among the first ten,
+// after the film's, although it shares no word with the question, above
+// most of the thirty pages that match the question's words and cite its
+// generic nodes; the text search alone never returns it. SpreadAuto spreads over a graph whose relation
+// types are free text, and not over one with one type per kind of fact,
+// unless SpreadOn says so.
+func TestPageSpreading(t *testing.T) {
+	ctx := context.Background()
+	const q = "Who is the spouse of the director of Big Eye?"
+	freeText := func(i int) string { return fmt.Sprintf("was credited in role %d as", i) }
+	fixed := func(i int) string { return []string{"directed_by", "has_role", "married", "lived_in"}[min(i, 3)] }
+	retrieve := func(t *testing.T, s *kgmem.InMemoryKnowledgeStore, g *kgmem.InMemoryGraph, cfg kgmem.RetrieverConfig, opts ...kgmem.RetrieverOption) kgmem.RetrievalResult {
+		t.Helper()
+		cfg.MaxResults = 100
+		res, err := kgmem.NewMemoryRetriever(s, cfg, append([]kgmem.RetrieverOption{kgmem.WithKnowledgeGraph(g)}, opts...)...).Retrieve(ctx, q)
+		require.NoError(t, err)
+		return res
+	}
+	for _, tc := range []struct {
+		name   string
+		types  func(int) string
+		mode   kgmem.SpreadMode
+		spread bool
+	}{
+		{"free text, auto", freeText, kgmem.SpreadAuto, true},
+		{"free text, on", freeText, kgmem.SpreadOn, true},
+		{"free text, off", freeText, kgmem.SpreadOff, false},
+		{"fixed types, auto", fixed, kgmem.SpreadAuto, false},
+		{"fixed types, on", fixed, kgmem.SpreadOn, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, g := spreadFixture(t, tc.types)
+			text := retrieve(t, s, g, kgmem.RetrieverConfig{}, kgmem.WithStrategy(kgmem.KnowledgeOnly))
+			require.Equal(t, -1, pageRank(text, "jon"), "the text search alone")
+			require.Equal(t, 0, pageRank(text, "film"), "the text search alone")
+			hybrid := retrieve(t, s, g, kgmem.RetrieverConfig{Spread: tc.mode})
+			for _, it := range hybrid.Items {
+				require.True(t, it.Score >= 0 && it.Score <= 1, "score %v of %s", it.Score, it.ID())
+			}
+			r := pageRank(hybrid, "jon")
+			if !tc.spread {
+				require.True(t, r == -1 || r > 10, "without page spreading, Jon Vale's page is page %d", r)
+				return
+			}
+			require.Equal(t, 0, pageRank(hybrid, "film"), "the best text hit keeps its place")
+			require.True(t, r > 0 && r <= 10, "Jon Vale's page is page %d, want one of the first ten after the film's", r)
+			again := retrieve(t, s, g, kgmem.RetrieverConfig{Spread: tc.mode})
+			require.Equal(t, itemIDs(hybrid.Items), itemIDs(again.Items), "deterministic")
+		})
+	}
+}
+
+// TestSpreadModeValidated: an unknown mode is an invalid configuration.
+func TestSpreadModeValidated(t *testing.T) {
+	r := kgmem.NewMemoryRetriever(kgmem.NewInMemoryKnowledgeStore(), kgmem.RetrieverConfig{Spread: kgmem.SpreadOn + 1})
+	_, err := r.Retrieve(context.Background(), "anything")
+	require.True(t, errors.Is(err, kgmem.ErrInvalidArgument), "%v", err)
+	require.ErrorContains(t, err, "spread mode SpreadMode(3)")
+	require.Equal(t, "auto", kgmem.SpreadAuto.String())
+	require.Equal(t, "off", kgmem.SpreadOff.String())
+	require.Equal(t, "on", kgmem.SpreadOn.String())
+}
