@@ -473,13 +473,18 @@ type ingestPlanner struct {
 // # Valid time
 //
 // A relation's ValidFrom and ValidTo (see ExtractedRelation) are stored as
-// stated; merging into a held relation replaces each bound the extraction
-// states and keeps the others, so restating a fact without dates changes
-// nothing. A stated start at or after the held relation's end is a new
-// stint: it replaces the held interval, since a key holds one interval. An
-// interval that ends before the held one begins is an earlier stint and is
-// skipped (reported in Skipped). Ended ends the relation at the time of
-// the call (the graph's clock, see Clock) unless ValidTo says when.
+// stated. Merging into a held relation extends it back to a stated start
+// that is earlier than the held one (or where the held start is unknown)
+// and keeps the held start otherwise, since the fact already held then;
+// a stated end replaces the held one; a bound the extraction does not
+// state is kept. So restating a fact without dates, or with a later start
+// inside its interval, changes nothing, whichever statement comes first.
+// A stated start at or after the held relation's end is a new stint: it
+// replaces the held interval, since a key holds one interval. An interval
+// that ends before the held one begins is an earlier stint and is skipped
+// (reported in Skipped). Ended ends the relation at the time of the call
+// (the graph's clock, see Clock) unless ValidTo says when. With
+// WithReplace the extraction's interval is taken as stated.
 //
 // # Supersession
 //

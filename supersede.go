@@ -59,17 +59,19 @@ func olderStint(r, in *Relation) bool {
 }
 
 // mergeValidity merges the valid time stated in in into r: a stated start
-// after r's end opens a new stint, which replaces r's interval; otherwise
-// each stated bound replaces r's, and a bound in does not state keeps r's.
-// The caller has ruled out olderStint. ended ends an open result at now
-// (or at its start, when that is later).
+// at or after r's end opens a new stint, which replaces r's interval;
+// otherwise a stated start earlier than r's, or given where r's is
+// unknown, extends r back to it (a later one, inside r's interval, adds
+// nothing: the fact already held), a stated end replaces r's, and a bound
+// in does not state keeps r's. The caller has ruled out olderStint.
+// ended ends an open result at now (or at its start, when that is later).
 func mergeValidity(r, in *Relation, ended bool, now time.Time) {
 	switch {
 	case in.ValidFrom.IsZero() && in.ValidTo.IsZero():
 	case !in.ValidFrom.IsZero() && !r.ValidTo.IsZero() && !in.ValidFrom.Before(r.ValidTo):
 		r.ValidFrom, r.ValidTo = in.ValidFrom, in.ValidTo
 	default:
-		if !in.ValidFrom.IsZero() {
+		if !in.ValidFrom.IsZero() && (r.ValidFrom.IsZero() || in.ValidFrom.Before(r.ValidFrom)) {
 			r.ValidFrom = in.ValidFrom
 		}
 		if !in.ValidTo.IsZero() {

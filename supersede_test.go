@@ -335,3 +335,52 @@ func TestSupersessionDurable(t *testing.T) {
 	defer m.Close()
 	require.Equal(t, want, timeline(t, m.Graph(), "lives_in"))
 }
+
+// TestRestatedStartKeepsEarliest: restating a held fact with a later
+// start inside its interval changes nothing, whichever statement comes
+// first; an earlier start, or one where the held start is unknown,
+// extends it; WithReplace takes the statement as it is. For every type.
+func TestRestatedStartKeepsEarliest(t *testing.T) {
+	ctx := context.Background()
+	worksOn := func(from string) Extraction {
+		r := ExtractedRelation{Source: "Alice", SourceType: "person", Target: "Apollo", TargetType: "project", Type: "works_on"}
+		if from != "" {
+			r.ValidFrom, _ = ParseValidTime(from)
+		}
+		return Extraction{Entities: []ExtractedEntity{{Name: "Alice", Type: "person"}, {Name: "Apollo", Type: "project"}}, Relations: []ExtractedRelation{r}}
+	}
+	span := func(g KnowledgeGraph) string {
+		r, ok, err := g.(*InMemoryGraph).GetRelation(ctx, "person:alice", "project:apollo", "works_on")
+		require.NoError(t, err)
+		require.True(t, ok)
+		return r.ValidityString()
+	}
+	for _, c := range []struct {
+		name  string
+		froms []string
+		want  string
+	}{
+		{"earlier first", []string{"2024-03", "2024-06"}, "2024-03 →"},
+		{"later first", []string{"2024-06", "2024-03"}, "2024-03 →"},
+		{"undated first", []string{"", "2024-06"}, "2024-06 →"},
+		{"dated first", []string{"2024-06", ""}, "2024-06 →"},
+	} {
+		g := NewInMemoryGraph()
+		var rep IngestReport
+		for _, from := range c.froms {
+			var err error
+			rep, err = Ingest(ctx, g, worksOn(from))
+			require.NoError(t, err, c.name)
+		}
+		require.Equal(t, c.want, span(g), c.name)
+		if c.name == "earlier first" || c.name == "dated first" {
+			require.Equal(t, 1, rep.RelationsUnchanged, c.name)
+		}
+	}
+	g := NewInMemoryGraph()
+	for _, from := range []string{"2024-03", "2024-06"} {
+		_, err := Ingest(ctx, g, worksOn(from), WithReplace())
+		require.NoError(t, err)
+	}
+	require.Equal(t, "2024-06 →", span(g))
+}
