@@ -217,11 +217,15 @@ type IngestReport struct {
 	// Skipped lists what was not written and why: entities first, then
 	// relations, each by index.
 	Skipped []SkippedItem
-	// Ended lists the relations that single-valued supersession ended (see
-	// Supersession under Ingest), as written, with their new ValidTo, in
-	// write order; they are also counted in RelationsUpdated (or
-	// RelationsCreated, for a value the same extraction added). Only
-	// written relations are listed.
+	// Ended lists the relations whose end single-valued supersession
+	// moved earlier (see Supersession under Ingest), as written, with their
+	// new ValidTo, in write order: held values that a value of the
+	// extraction starts inside, and values of the extraction that another
+	// of its values ends. A value of the extraction that ends where a
+	// value the graph held begins (an older fact arriving late) is not
+	// listed: it ends nothing and goes into the history. Listed relations
+	// are also counted in RelationsUpdated (or RelationsCreated, for a
+	// value the same extraction added). Only written relations are listed.
 	Ended []Relation
 }
 
@@ -536,34 +540,49 @@ type ingestPlanner struct {
 // # Valid time
 //
 // A relation's ValidFrom and ValidTo (see ExtractedRelation) are stored as
-// stated; merging into a held relation replaces each bound the extraction
-// states and keeps the others, so restating a fact without dates changes
-// nothing. A stated start at or after the held relation's end is a new
-// stint: it replaces the held interval, since a key holds one interval. An
-// interval that ends before the held one begins is an earlier stint and is
-// skipped (reported in Skipped). Ended ends the relation at the time of
-// the call (the graph's clock, see Clock) unless ValidTo says when.
+// stated. Merging into a held relation extends it back to a stated start
+// that is earlier than the held one (or where the held start is unknown)
+// and keeps the held start otherwise, since the fact already held then;
+// a stated end replaces the held one; a bound the extraction does not
+// state is kept. So restating a fact without dates, or with a later start
+// inside its interval, changes nothing, whichever statement comes first.
+// A stated start at or after the held relation's end is a new stint: it
+// replaces the held interval, since a key holds one interval. An interval
+// that ends before the held one begins is an earlier stint and is skipped
+// (reported in Skipped). Ended ends the relation at the time of the call
+// (the graph's clock, see Clock) unless ValidTo says when. With
+// WithReplace the extraction's interval is taken as stated.
 //
 // # Supersession
 //
 // A relation type declared single-valued (WithSingleValuedTypes, or the
-// graph's WithSingleValued) holds one current value per source: where
-// Alice lives. When the extraction writes a value of such a type for a
-// source, Ingest reads every value the source has of that type, ended ones
-// included, and, deterministically, with no model:
+// graph's WithSingleValued) holds one value per source at each instant:
+// where Alice lives. When the extraction writes a value of such a type for
+// a source, Ingest reads every value the source has of that type, ended
+// ones included, and settles their timeline deterministically, with no
+// model, so that no two of them are valid at the same instant:
 //   - a new value without a start, beside other values, is taken as news
-//     and starts now;
-//   - every open value (no ValidTo) that started no later than the new one
-//     is ended at the new one's start, instead of being deleted or kept as
-//     a second truth; IngestReport.Ended lists them;
-//   - a value that starts before another value already held (an older
-//     fact arriving late) is ended where the next newer value starts, and
-//     ends nothing: it goes into the history.
+//     and starts now (its start stays unknown when it states an end no
+//     later than now);
+//   - every value ends no later than the next value starts: a value that
+//     starts inside a held stint, new or an older fact arriving late, ends
+//     that stint at its start, instead of deleting it or keeping a second
+//     truth, and itself ends where the next stint begins, whatever end it
+//     states; IngestReport.Ended lists what was ended;
+//   - of values that start at the same instant, the one ingested last
+//     (within one extraction, the last listed) holds, and the others keep
+//     an empty interval, valid at no instant;
+//   - values with an unknown start come before every dated one, ordered by
+//     end, and each after the first starts where the one before it ends.
 //
-// Re-ingesting the same facts changes nothing and writes nothing. To
-// record a move back to an earlier value, state its new start. Values are
-// compared per source and type, targets in ID order, extracted relations
-// in extraction order.
+// So dated facts about different values with different starts leave the
+// same timeline whatever order they are ingested in, one extraction each
+// or together: the one chronological ingestion leaves. Values the source
+// held from before the type was declared are settled too. Re-ingesting
+// the same facts changes nothing and writes nothing, and a value stated
+// again merges into the one held (see Valid time). To record a move back
+// to an earlier value, state its new start. Nothing is deleted. Values
+// are compared per source and type.
 //
 // # Weights
 //

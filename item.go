@@ -217,12 +217,18 @@ type ChannelStats struct {
 // following items are still tried, so the block never holds half an item and
 // never a relation whose endpoint was cut. maxChars <= 0 means no limit.
 //
-// Every field stays inside its item, whatever the memory holds: line
-// breaks and other control characters in IDs, names, types, titles,
-// descriptions and paths become spaces, invalid UTF-8 becomes U+FFFD, and
-// each line of a page's content is indented by two spaces. Only an item's
-// header starts a line with "[", so the block holds exactly one header per
-// item, and text extracted from a document cannot pass for another item.
+// Every field stays inside its item, whatever the memory holds. Each
+// field ContextBlock writes (page IDs, titles and content, entity names,
+// types and descriptions, paths with their relation types) goes through
+// one rule: line breaks and other control characters (U+2028, U+2029 and
+// U+0085 included) become spaces, invalid UTF-8 becomes U+FFFD, and a "["
+// that would be the field's first visible character (after spaces,
+// format characters such as U+200B, and combining marks) is written as
+// `\[`. Page content is confined line by line, each line indented by two
+// spaces. So only an item's header has "[" as the first visible character
+// of a line, the block holds exactly one header per item, in order, and
+// text extracted from a document cannot pass for another item. Aliases,
+// properties, matched words and warnings are not written.
 func (r RetrievalResult) ContextBlock(maxChars int) string {
 	var b strings.Builder
 	used, n := 0, 0
@@ -246,40 +252,59 @@ func renderItem(n int, it RetrievalItem) string {
 	var b strings.Builder
 	switch {
 	case it.Kind == ItemPage && it.Page != nil:
-		fmt.Fprintf(&b, "[%d] page %s", n, oneLine(it.Page.ID))
-		if t := oneLine(it.Page.Title); t != "" {
+		fmt.Fprintf(&b, "[%d] page %s", n, confine(it.Page.ID))
+		if t := confine(it.Page.Title); t != "" {
 			fmt.Fprintf(&b, " %q", t)
 		}
 		if len(it.Path) > 0 {
-			fmt.Fprintf(&b, "\nsurfaced by: %s", oneLine(it.pathString()))
+			fmt.Fprintf(&b, "\nsurfaced by: %s", confine(it.pathString()))
 		}
 		b.WriteString("\n")
 		for line := range strings.Lines(strings.TrimSpace(it.Page.Content)) {
-			if line = oneLine(line); strings.TrimSpace(line) != "" {
+			if line = strings.TrimRight(confine(line), " "); strings.TrimSpace(line) != "" {
 				b.WriteString("  ")
-				b.WriteString(strings.TrimRight(line, " "))
+				b.WriteString(line)
 				b.WriteString("\n")
 			}
 		}
 	case it.Kind == ItemEntity && it.Entity != nil:
 		e := it.Entity
-		fmt.Fprintf(&b, "[%d] entity %s", n, oneLine(displayName(e)))
-		if t := oneLine(e.Type); t != "" {
+		fmt.Fprintf(&b, "[%d] entity %s", n, confine(displayName(e)))
+		if t := confine(e.Type); t != "" {
 			fmt.Fprintf(&b, " (%s)", t)
 		}
 		b.WriteString("\n")
-		if d := strings.TrimSpace(oneLine(e.Description)); d != "" {
+		if d := strings.TrimSpace(confine(e.Description)); d != "" {
 			b.WriteString(d)
 			b.WriteString("\n")
 		}
 		if len(it.Path) > 1 {
-			fmt.Fprintf(&b, "path: %s\n", oneLine(it.pathString()))
+			fmt.Fprintf(&b, "path: %s\n", confine(it.pathString()))
 		}
 	default:
 		return ""
 	}
 	b.WriteString("\n")
 	return b.String()
+}
+
+// confine returns a field as ContextBlock writes it: on one line (see
+// oneLine), with a backslash before a "[" that is its first visible
+// character, so that the field cannot begin a line the way an item's
+// header does.
+func confine(s string) string {
+	s = oneLine(s)
+	if i := strings.IndexFunc(s, visible); i >= 0 && s[i] == '[' {
+		return s[:i] + `\` + s[i:]
+	}
+	return s
+}
+
+// visible reports whether r shows as a character of its own: not white
+// space, not a format character (U+200B, U+FEFF, bidirectional marks) and
+// not a combining mark.
+func visible(r rune) bool {
+	return !unicode.IsSpace(r) && !unicode.In(r, unicode.Cf, unicode.Mn, unicode.Me)
 }
 
 // oneLine returns s with every line break and other control character

@@ -33,9 +33,11 @@
 // answers what was true then, and AsOf{AllTime: true} walks everything. GetRelation
 // and Relations return stored records whatever their validity;
 // [InMemoryGraph.RelationsAsOf] filters, and [History] lists an entity's
-// facts oldest first. [Ingest] supersedes values of single-valued types
-// ([WithSingleValued], [WithSingleValuedTypes]) deterministically: a new
-// value ends the current one at its start, and nothing is deleted.
+// facts oldest first. [Ingest] keeps one value of a single-valued type
+// ([WithSingleValued], [WithSingleValuedTypes]) valid at each instant,
+// deterministically and whatever order the facts arrive in: a value ends
+// the stint it starts in at its start and itself ends where the next
+// stint begins, and nothing is deleted.
 package kgmem
 
 import (
@@ -231,11 +233,12 @@ func WithClock(now func() time.Time) Option {
 }
 
 // WithSingleValued declares relation types of which an entity holds one
-// current value: lives_in, works_at, 职位. The graph itself stores
-// relations as given; Ingest reads the declaration (see
-// SingleValuedTypes) and, when it writes a new value of such a type for
-// a source, ends the current one instead of keeping two truths. Types
-// are compared exactly. A type that is empty, only white space, not valid
+// value at each instant: lives_in, works_at, 职位. The graph itself
+// stores relations as given; Ingest reads the declaration (see
+// SingleValuedTypes) and, when it writes a value of such a type for a
+// source, settles the source's values of that type so that no two are
+// valid at the same instant, ending values instead of keeping two truths
+// (see Supersession under Ingest). Types are compared exactly. A type that is empty, only white space, not valid
 // UTF-8 or longer than MaxTypeBytes is an invalid option (see
 // NewInMemoryGraph).
 func WithSingleValued(types ...string) Option {
