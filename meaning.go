@@ -72,11 +72,11 @@ const (
 // budget, ErrEmbedding for an embedder failure, the feed's error for the
 // feed's. The rest of the answer (the content channel, entities linked by
 // name) stands, and the next query's refresh goes on where this one
-// stopped, so a large graph is embedded over the first few queries. A
-// query without a deadline refreshes to the end. A ctx that is done
-// (cancelled, or past its own deadline, as an embedder that ignores ctx
-// can make it) ends Retrieve with ctx.Err(), keeping the batches already
-// embedded.
+// stopped, so a large graph is embedded over the first few queries;
+// RefreshEntityVectors embeds it ahead of them. A query without a deadline
+// refreshes to the end. A ctx that is done (cancelled, or past its own
+// deadline, as an embedder that ignores ctx can make it) ends Retrieve
+// with ctx.Err(), keeping the batches already embedded.
 //
 // The embedder's answers are checked as the store checks them (see
 // ErrEmbedding), except that a zero vector is kept: its entity, or the
@@ -105,6 +105,38 @@ func EntityText(e Entity) string {
 		parts = append(parts, d)
 	}
 	return strings.Join(parts, "\n")
+}
+
+// RefreshEntityVectors brings the entity vectors of linking by meaning
+// (see WithLinkEmbedder) up to date with the writes of every graph of the
+// retriever that implements EntityChangeFeed, as a query's refresh does
+// but bounded by ctx alone, not by a share of a query's time. Call it
+// after loading a large graph, or on a schedule, so that queries find the
+// vectors ready instead of building them a share of their deadline at a
+// time. It is safe to call while queries run: refreshes of a graph take
+// turns. What was embedded before a failure or the end of ctx is kept. It
+// returns nil when linking by meaning is off, and stops at the first graph
+// whose refresh fails, with an error naming it that wraps ctx.Err() for a
+// done ctx, ErrEmbedding for a failing embedder, or the change feed's
+// error. An invalid configuration returns Retrieve's error
+// (ErrInvalidArgument).
+func (r *MemoryRetriever) RefreshEntityVectors(ctx context.Context) error {
+	if r.err != nil {
+		return r.err
+	}
+	if r.meaning == nil {
+		return nil
+	}
+	for gi, g := range r.graphs {
+		feed, ok := g.g.(EntityChangeFeed)
+		if !ok {
+			continue
+		}
+		if err := r.meaning.indexes[gi].update(ctx, feed, r.meaning.emb, r.meaning.model); err != nil {
+			return errmsg.Wrapf(err, "kgmem: refresh entity vectors: graph %s", quote.Value(g.name))
+		}
+	}
+	return nil
 }
 
 // meaningShare is the share of the time left before a query's deadline

@@ -289,3 +289,44 @@ func TestLinkingByMeaningConcurrentQueries(t *testing.T) {
 	require.Equal(t, n+1, keptVectors(r, 0))
 	require.EqualValues(t, n+1+queries+1, emb.texts.Load())
 }
+
+// TestRefreshEntityVectors: RefreshEntityVectors builds the vectors before
+// any query, so that the first query embeds only itself; a cancelled ctx
+// keeps what was embedded and returns an error wrapping ctx.Err() naming
+// the graph; an embedder failure wraps ErrEmbedding. With linking by
+// meaning off it does nothing.
+func TestRefreshEntityVectors(t *testing.T) {
+	const n = 300
+	bg := context.Background()
+	g, s := roverMemory(t, n)
+	require.NoError(t, NewMemoryRetriever(s, RetrieverConfig{}, WithKnowledgeGraph(g)).RefreshEntityVectors(bg))
+
+	emb := &wordEmbedder{dims: 256}
+	r := NewMemoryRetriever(s, RetrieverConfig{}, WithKnowledgeGraph(g), WithLinkEmbedder(emb, 0.7), WithKnowledgeGraph(plainGraph{g}))
+	require.NoError(t, r.RefreshEntityVectors(bg))
+	require.EqualValues(t, n+1, emb.texts.Load())
+	require.EqualValues(t, 5, emb.calls.Load())
+	res, err := r.Retrieve(bg, roverQuestion)
+	require.NoError(t, err)
+	require.Empty(t, res.Warnings)
+	require.Equal(t, 1, res.Stats.LinkedByMeaning)
+	require.EqualValues(t, n+2, emb.texts.Load())
+
+	ctx, cancel := context.WithCancel(bg)
+	defer cancel()
+	cemb := &cancellingEmbedder{wordEmbedder: wordEmbedder{dims: 256}, at: 3, cancel: cancel}
+	r = NewMemoryRetriever(s, RetrieverConfig{}, WithKnowledgeGraph(g), WithLinkEmbedder(cemb, 0.7))
+	err = r.RefreshEntityVectors(ctx)
+	require.ErrorIs(t, err, context.Canceled)
+	require.EqualError(t, err, `kgmem: refresh entity vectors: graph "graph": incomplete: 128 of 301 entities embedded: context canceled`)
+	require.Equal(t, 2*DefaultEmbedBatch, keptVectors(r, 0))
+
+	offline := errors.New("model offline")
+	r = NewMemoryRetriever(s, RetrieverConfig{}, WithKnowledgeGraph(g), WithLinkEmbedder(&wordEmbedder{dims: 8, fail: offline}, 0))
+	err = r.RefreshEntityVectors(bg)
+	require.ErrorIs(t, err, ErrEmbedding)
+	require.ErrorIs(t, err, offline)
+	require.EqualError(t, err, `kgmem: refresh entity vectors: graph "graph": incomplete: 0 of 301 entities embedded: embed entity "e0000": model offline: embedding failed`)
+
+	require.ErrorIs(t, NewMemoryRetriever(s, RetrieverConfig{}, WithKnowledgeGraph(g), WithLinkEmbedder(emb, 2)).RefreshEntityVectors(bg), ErrInvalidArgument)
+}
