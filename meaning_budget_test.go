@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -329,4 +330,43 @@ func TestRefreshEntityVectors(t *testing.T) {
 	require.EqualError(t, err, `kgmem: refresh entity vectors: graph "graph": incomplete: 0 of 301 entities embedded: embed entity "e0000": model offline: embedding failed`)
 
 	require.ErrorIs(t, NewMemoryRetriever(s, RetrieverConfig{}, WithKnowledgeGraph(g), WithLinkEmbedder(emb, 2)).RefreshEntityVectors(bg), ErrInvalidArgument)
+}
+
+// TestLinkingByMeaningAtScale measures linking by meaning on a large graph
+// with a slow embedder: 12,000 entities, 4 ms an Embed call, ten queries
+// under a 300 ms deadline each. It logs how many queries failed, which
+// first linked the entity the question means, and how many texts were
+// embedded and vectors kept. It runs when KGMEM_MEANING_SCALE is set:
+//
+//	KGMEM_MEANING_SCALE=1 go test -run TestLinkingByMeaningAtScale -v .
+func TestLinkingByMeaningAtScale(t *testing.T) {
+	if os.Getenv("KGMEM_MEANING_SCALE") == "" {
+		t.Skip("set KGMEM_MEANING_SCALE=1 to run")
+	}
+	g, s := roverMemory(t, 11_999)
+	emb := &sleepyEmbedder{wordEmbedder: wordEmbedder{dims: 256}, pause: 4 * time.Millisecond}
+	r := NewMemoryRetriever(s, RetrieverConfig{}, WithKnowledgeGraph(g), WithLinkEmbedder(emb, 0.7))
+	failed, content, first := 0, 0, 0
+	for i := 1; i <= 10; i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		start := time.Now()
+		res, err := r.Retrieve(ctx, roverQuestion)
+		cancel()
+		took := time.Since(start).Round(time.Millisecond)
+		if err != nil {
+			failed++
+			t.Logf("query %d: %v after %v; texts embedded %d, vectors kept %d", i, err, took, emb.texts.Load(), keptVectors(r, 0))
+			continue
+		}
+		if itemByID(res, ItemPage, "page") != nil {
+			content++
+		}
+		if first == 0 && itemByID(res, ItemEntity, "zz-rover") != nil {
+			first = i
+		}
+		t.Logf("query %d: %d items, linked by meaning %d, warnings %q, in %v; texts embedded %d, vectors kept %d",
+			i, len(res.Items), res.Stats.LinkedByMeaning, res.Warnings, took, emb.texts.Load(), keptVectors(r, 0))
+	}
+	t.Logf("failed %d of 10 queries, %d answered from content; first query to link the rover: %d (0: none); texts embedded %d, vectors kept %d",
+		failed, content, first, emb.texts.Load(), keptVectors(r, 0))
 }
