@@ -29,6 +29,23 @@
 // [KnowledgeGraph] and prove that they behave the same by passing the
 // conformance suite in package kgmem/kgmemtest.
 //
+// # Linking by meaning
+//
+// With [WithLinkEmbedder], a question that names no entity of a graph is
+// linked to the entities whose embedded text (name, aliases and
+// description: [EntityText]) is nearest the question's embedding. The
+// retriever keeps one vector per entity, refreshed from the graph's
+// [EntityChangeFeed] by the queries that need it: only entities whose text
+// changed are embedded again, and each batch is kept as soon as it is
+// embedded. A query with a deadline (its ctx's, or
+// RetrieverConfig.SourceTimeout) spends at most half the time it has left
+// on it: one Embed call for the question, the refresh, a scan of the
+// vectors. When that half runs out, or the embedder fails, the query links
+// among the vectors ready, answers from its other channels as usual, and
+// warns that linking by meaning was incomplete or skipped; the next query
+// goes on with the refresh. [MemoryRetriever.RefreshEntityVectors] embeds
+// the graphs ahead of queries.
+//
 // # Semantics
 //
 // Scores are products of relation weights, which lie in (0,1], so a longer

@@ -563,10 +563,10 @@ func TestLinkingByMeaning(t *testing.T) {
 	require.Zero(t, counted.calls.Load())
 
 	// An embedder that fails: a warning wrapping ErrEmbedding, the answer
-	// stands.
+	// stands. The query is embedded first.
 	offline := errors.New("model offline")
 	res = retrieve(0, &wordEmbedder{dims: 8, fail: offline}, q)
-	require.Equal(t, []string{`graph "graph": linking by meaning: embed entity "alice": model offline: embedding failed`}, res.Warnings)
+	require.Equal(t, []string{`graph "graph": linking by meaning: skipped: embed query "who leads the crewed rocket program": model offline: embedding failed`}, res.Warnings)
 	require.ErrorIs(t, res.Errors[0], ErrEmbedding)
 	require.ErrorIs(t, res.Errors[0], offline)
 

@@ -558,7 +558,7 @@ type graphAnswer struct {
 	hits    []graphHit
 	linked  int   // entities the query named that the answer used
 	meaning int   // of them, entities linked by meaning (see WithLinkEmbedder)
-	soft    error // linking by meaning failed; the answer stands without it
+	soft    error // linking by meaning was skipped or incomplete; the answer stands
 }
 
 // searchGraph is the graph channel over one graph (the gi-th): link the
@@ -573,13 +573,15 @@ func (r *MemoryRetriever) searchGraph(ctx context.Context, gi int, g KnowledgeGr
 	if err != nil || a.linked > 0 || r.meaning == nil {
 		return a, err
 	}
+	// Linking by meaning that is skipped or incomplete (an embedder
+	// failure, or its share of the deadline spent) warns and links with
+	// the vectors it has; a done ctx is the call's end.
 	seeds, err := r.meaning.link(ctx, gi, g, query)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return a, ctxErr
 		}
 		a.soft = errmsg.Wrap("linking by meaning", err)
-		return a, nil
 	}
 	if len(seeds) == 0 {
 		return a, nil
