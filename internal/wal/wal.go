@@ -76,6 +76,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/kgmem/kgmem/internal/errmsg"
 )
 
 // Format identifiers and defaults.
@@ -101,7 +103,9 @@ const (
 type Machine interface {
 	// Load reads a snapshot into the machine's state, empty until then,
 	// and returns the seq the snapshot holds. It is called at most once,
-	// by Open, before any Replay.
+	// by Open, before any Replay. An error fails Open with one wrapping
+	// Corrupt (which wraps Corrupt once: an error that wraps it already
+	// is not wrapped again), and the machine is not used again.
 	Load(r io.Reader) (seq uint64, err error)
 	// Replay applies one journal record, read by Open. version is the
 	// journal's format version; body is the record's JSON object without
@@ -388,7 +392,11 @@ func (l *Log) loadSnapshot() (bool, error) {
 	cr := &countReader{r: f}
 	seq, err := l.m.Load(cr)
 	if err != nil {
-		return false, fmt.Errorf("kgmem: snapshot %s: %w (%w)", l.spath, err, l.o.Errors.Corrupt)
+		err = errmsg.Wrap("kgmem: snapshot "+l.spath, err)
+		if !errors.Is(err, l.o.Errors.Corrupt) {
+			err = fmt.Errorf("%w (%w)", err, l.o.Errors.Corrupt)
+		}
+		return false, err
 	}
 	l.snapSeq, l.seq, l.snapSize = seq, seq, cr.n
 	l.recovery.SnapshotSeq = seq
