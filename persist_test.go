@@ -530,8 +530,21 @@ func FuzzReadFrom(f *testing.F) {
 	f.Add([]byte(strings.Replace(validSnapshot, `"entities":3`, `"entities":2`, 1)))
 	f.Add([]byte(strings.Replace(validSnapshot, `"tags":["x"]`, `"tags":["X"," x","Y",""]`, 1)))
 	for seed := range uint64(3) {
-		f.Add(snapshotBytes(f, randomGraph(f, seed, 6, 10)))
+		f.Add(snapshotBytes(f, randomGraph(f, seed, 6, 10))) // with a checksum line
 	}
+	// The small snapshot with a checksum: as written, with a flipped bit,
+	// cut inside its checksum line, and resealed after an edit.
+	sealed := NewInMemoryGraph()
+	if _, err := sealed.ReadFrom(strings.NewReader(validSnapshot)); err != nil {
+		f.Fatal(err)
+	}
+	snap := snapshotBytes(f, sealed)
+	f.Add(snap)
+	flipped := bytes.Clone(snap)
+	flipped[len(flipped)/2] ^= 0x04
+	f.Add(flipped)
+	f.Add(snap[:len(snap)-3])
+	f.Add([]byte(reseal(strings.Replace(bodyOf(string(snap)), `"entities":3`, `"entities":2`, 1))))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g := NewInMemoryGraph(WithTagConstraints(TagConstraints{MaxTagsPerEntity: 3}))
 		require.NoError(t, g.AddEntity(context.Background(), Entity{ID: "before", Tags: []string{"t"}}))
