@@ -96,7 +96,8 @@
 // [ErrInvalidArgument] for a value that breaks a documented rule,
 // [ErrNoPath] when FindPaths finds nothing, [ErrClosed] after Close,
 // [ErrLocked] when another Open holds a durable memory's directory,
-// [ErrCorrupt] when its files fail their checks, [ErrJournal] when it
+// [ErrCorrupt] when its files fail their checks or a snapshot its
+// checksum, [ErrJournal] when it
 // cannot write its journal, [ErrEmbedding] when a store's [Embedder] fails
 // (and in the warnings of linking by meaning, [WithLinkEmbedder]),
 // and [ErrEmbeddingModel] when stored vectors come from another model than
@@ -111,13 +112,14 @@
 // pages and a retriever over both. Every write is appended to a
 // CRC-framed journal (and, by default, fsynced) before it returns,
 // [Memory.Ingest] writes a page and what was extracted from it as one
-// record, Compact folds the journal into a snapshot, and a crash at any
-// point loses no acknowledged write. [OpenGraph] and [OpenStore] do the
+// record, Compact folds the journal into a snapshot, which ends with a
+// CRC-32C of its bytes that reading verifies, and a crash at any point
+// loses no acknowledged write. [OpenGraph] and [OpenStore] do the
 // same for a graph or a page store alone. Snapshots alone are
 // [InMemoryGraph.WriteTo] and [InMemoryGraph.ReadFrom], for graphs and for
 // [InMemoryKnowledgeStore], and [SaveFile] and [LoadFile] for files. The
-// formats and the crash cases are described below, under Durable memory
-// and Snapshots.
+// formats and the crash cases are described below, under Durable memory,
+// Snapshots and Checksums.
 //
 // # Performance
 //

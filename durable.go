@@ -26,7 +26,15 @@
 //
 // A snapshot is written in the format described under Snapshots, with the
 // seq of the last journal record it holds in its header; a memory's is the
-// graph snapshot followed by the page snapshot, both with the same seq.
+// graph snapshot followed by the page snapshot, both with the same seq and
+// both declaring the checksum, and one checksum line after the last page
+// covers the whole file (see Checksums). Open verifies it while it loads
+// the snapshot, into a state of its own that it discards on failure: a
+// snapshot damaged anywhere (header, entities, relations, pages, vectors,
+// the checksum line) or cut short fails Open with an error wrapping
+// [ErrCorrupt] that names the file, and no file is renamed, cut or
+// rewritten. Snapshots written before checksums are read as before, and
+// keep their format until the next compaction rewrites them.
 // The journal is a sequence of frames:
 //
 //	[4 bytes: payload length L, little-endian uint32]
@@ -75,11 +83,12 @@
 // Open loads the snapshot (seq S), skips the journal records up to S
 // (which an interrupted compaction leaves) and applies the rest, which
 // must follow one another from S+1. It fails with an error wrapping
-// [ErrCorrupt], changing nothing on disk, when the files do not fit: the
-// journal continues a snapshot that is missing or older than its base says
-// (a snapshot deleted or restored from a backup), a snapshot has no
-// journal, records are missing, or a damaged record is followed by valid
-// ones. It never returns less than the files hold without saying so.
+// [ErrCorrupt], changing nothing on disk, when the snapshot is damaged
+// (it fails its checksum or any check of its lines) or the files do not
+// fit: the journal continues a snapshot that is missing or older than its
+// base says (a snapshot deleted or restored from a backup), a snapshot has
+// no journal, records are missing, or a damaged record is followed by
+// valid ones. It never returns less than the files hold without saying so.
 //
 // The end of the journal is where a crash leaves its mark, and Open tells
 // two cases apart:
@@ -147,8 +156,12 @@ var (
 	ErrJournal = errors.New("journal failed")
 
 	// ErrCorrupt is returned by OpenMemory, OpenGraph and OpenStore when
-	// the files fail their checks: a damaged record or snapshot, records
-	// missing, a journal and snapshot that do not belong together.
+	// the files fail their checks: a damaged record, a snapshot that fails
+	// its checksum or any other check, records missing, a journal and
+	// snapshot that do not belong together. InMemoryGraph.ReadFrom,
+	// InMemoryKnowledgeStore.ReadFrom and LoadFile return it, with
+	// ErrInvalidArgument, for a snapshot that fails its checksum (see
+	// Checksums in the package documentation).
 	ErrCorrupt = errors.New("corrupt")
 )
 
@@ -553,7 +566,9 @@ func SaveFile(path string, src io.WriterTo) error {
 // LoadFile reads the file at path into dst (an InMemoryGraph or
 // InMemoryKnowledgeStore, whose ReadFrom replaces its contents and leaves
 // them unchanged on error). Errors name the file and wrap the cause, such
-// as the ErrInvalidArgument of an invalid snapshot, which names the line.
+// as the ErrInvalidArgument of an invalid snapshot, which names the line,
+// and the ErrCorrupt of a damaged one, which fails its checksum. The file
+// is only read.
 func LoadFile(path string, dst io.ReaderFrom) error {
 	f, err := os.Open(path)
 	if err != nil {

@@ -5,12 +5,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/kgmemtest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -47,6 +51,11 @@ func TestGoldenFiles(t *testing.T) {
 			}
 			require.Equal(t, framed, journal, "the journal is its payloads, framed as documented")
 			journalText := strings.Join(ps, "\n") + "\n"
+			body := snap[:bytes.LastIndexByte(snap[:len(snap)-1], '\n')+1]
+			require.Equal(t, fmt.Sprintf(`{"crc32c":"%08x","bytes":%d}`+"\n", crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)), len(body)),
+				string(snap[len(body):]), "the snapshot ends with the documented checksum line")
+			require.Equal(t, bytes.Count(body, []byte(`{"format":"kgmem-`)), bytes.Count(body, []byte(`,"checksum":"crc32c"}`+"\n")),
+				"every header declares the checksum")
 
 			for _, f := range []struct {
 				name string
@@ -71,45 +80,116 @@ func TestGoldenFiles(t *testing.T) {
 // and from the snapshot with the journal it replaced (as a compaction
 // interrupted between its two renames leaves them).
 func TestGoldenFilesOpen(t *testing.T) {
-	ctx := context.Background()
 	for _, k := range durableKinds() {
 		t.Run(k.title(), func(t *testing.T) {
-			snap, err := os.ReadFile(filepath.Join("testdata", "golden", k.title()+".snapshot"))
+			openGolden(t, k, filepath.Join("testdata", "golden"))
+		})
+	}
+}
+
+// TestGoldenNoChecksumOpen opens the files this version wrote before
+// snapshots ended with a checksum line (testdata/golden/no-checksum: the
+// same writes as the golden files, graph and page snapshots of versions 2
+// and 3 without "checksum" in their headers): they read to the same
+// state, opening them rewrites nothing, and a compaction then writes the
+// current golden snapshot.
+func TestGoldenNoChecksumOpen(t *testing.T) {
+	for _, k := range durableKinds() {
+		t.Run(k.title(), func(t *testing.T) {
+			dir := filepath.Join("testdata", "golden", "no-checksum")
+			snap, err := os.ReadFile(filepath.Join(dir, k.title()+".snapshot"))
 			require.NoError(t, err)
-			text, err := os.ReadFile(filepath.Join("testdata", "golden", k.title()+".journal.txt"))
+			require.NotContains(t, string(snap), `"checksum"`)
+			require.NotContains(t, string(snap), `"crc32c"`)
+			openGolden(t, k, dir)
+
+			// A compaction rewrites the snapshot in the current format,
+			// byte for byte the golden one.
+			text, err := os.ReadFile(filepath.Join(dir, k.title()+".journal.txt"))
 			require.NoError(t, err)
 			var journal []byte
 			for _, p := range strings.Split(strings.TrimSuffix(string(text), "\n"), "\n") {
 				journal = append(journal, frame(p)...)
 			}
-			want, err := k.openDir(t.TempDir(), kgmem.WithSync(kgmem.SyncNone))
+			tmp := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(tmp, k.name+".snapshot"), snap, 0o600))
+			require.NoError(t, os.WriteFile(filepath.Join(tmp, k.name+".journal"), journal, 0o600))
+			o, err := k.openDir(tmp)
 			require.NoError(t, err)
-			defer want.close()
-			for _, w := range k.writes {
-				require.NoError(t, w(ctx, want))
-			}
-			records := len(payloads(t, journal)) - 1
-			for _, withSnapshot := range []bool{false, true} {
-				dir := t.TempDir()
-				if withSnapshot {
-					require.NoError(t, os.WriteFile(filepath.Join(dir, k.name+".snapshot"), snap, 0o600))
-				}
-				require.NoError(t, os.WriteFile(filepath.Join(dir, k.name+".journal"), journal, 0o600))
-				got, err := k.openDir(dir)
-				require.NoError(t, err)
-				require.Equal(t, want.state(), got.state(), "with snapshot: %v", withSnapshot)
-				rec := got.recovery()
-				if withSnapshot {
-					require.Equal(t, records, rec.Skipped)
-					require.Zero(t, rec.Replayed)
-				} else {
-					require.Equal(t, records, rec.Replayed)
-				}
-				require.Zero(t, rec.Upgraded)
-				require.NoError(t, got.close())
-			}
+			require.NoError(t, o.compact())
+			require.NoError(t, o.close())
+			got, err := os.ReadFile(filepath.Join(tmp, k.name+".snapshot"))
+			require.NoError(t, err)
+			want, err := os.ReadFile(filepath.Join("testdata", "golden", k.title()+".snapshot"))
+			require.NoError(t, err)
+			require.Equal(t, string(want), string(got))
 		})
 	}
+}
+
+// openGolden opens the golden snapshot and journal of k in dir, as
+// TestGoldenFilesOpen describes; the snapshot of a graph or a store also
+// reads with ReadFrom to the same state.
+func openGolden(t *testing.T, k durableKind, golden string) {
+	ctx := context.Background()
+	snap, err := os.ReadFile(filepath.Join(golden, k.title()+".snapshot"))
+	require.NoError(t, err)
+	text, err := os.ReadFile(filepath.Join(golden, k.title()+".journal.txt"))
+	require.NoError(t, err)
+	var journal []byte
+	for _, p := range strings.Split(strings.TrimSuffix(string(text), "\n"), "\n") {
+		journal = append(journal, frame(p)...)
+	}
+	want, err := k.openDir(t.TempDir(), kgmem.WithSync(kgmem.SyncNone))
+	require.NoError(t, err)
+	defer want.close()
+	for _, w := range k.writes {
+		require.NoError(t, w(ctx, want))
+	}
+	records := len(payloads(t, journal)) - 1
+	for _, withSnapshot := range []bool{false, true} {
+		dir := t.TempDir()
+		if withSnapshot {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, k.name+".snapshot"), snap, 0o600))
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, k.name+".journal"), journal, 0o600))
+		got, err := k.openDir(dir)
+		require.NoError(t, err)
+		require.Equal(t, want.state(), got.state(), "with snapshot: %v", withSnapshot)
+		rec := got.recovery()
+		if withSnapshot {
+			require.Equal(t, records, rec.Skipped)
+			require.Zero(t, rec.Replayed)
+		} else {
+			require.Equal(t, records, rec.Replayed)
+		}
+		require.Zero(t, rec.Upgraded)
+		require.NoError(t, got.close())
+		if withSnapshot {
+			after, err := os.ReadFile(filepath.Join(dir, k.name+".snapshot"))
+			require.NoError(t, err)
+			require.Equal(t, snap, after, "the snapshot was rewritten")
+		}
+	}
+	var r io.ReaderFrom
+	var state func() string
+	switch {
+	case want.memory != nil:
+		return // a memory's snapshot is no graph or store snapshot
+	case k.name == "graph":
+		g := kgmem.NewInMemoryGraph()
+		r, state = g, func() string { return snapshotOfGraph(g) }
+	case k.variant != "":
+		s := kgmem.NewInMemoryKnowledgeStore(kgmem.WithEmbedder(kgmemtest.HashEmbedder{Dimensions: 8}))
+		r, state = s, func() string { return snapshotOfStore(s) }
+	default:
+		s := kgmem.NewInMemoryKnowledgeStore()
+		r, state = s, func() string { return snapshotOfStore(s) }
+	}
+	n, err := r.ReadFrom(bytes.NewReader(snap))
+	require.NoError(t, err)
+	require.Equal(t, int64(len(snap)), n)
+	require.Equal(t, want.state(), state())
 }
 
 // TestOpenVersion1 opens the files kgmem's first format wrote (Open's

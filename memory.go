@@ -184,25 +184,17 @@ type memoryData struct {
 	pages *pagesData
 }
 
-func (d *memoryData) WriteTo(w io.Writer) (int64, error) {
-	lw := newLineWriter(w)
-	d.graph.writeLines(lw)
-	d.pages.writeLines(lw)
-	return lw.finish()
-}
+func (d *memoryData) WriteTo(w io.Writer) (int64, error) { return writeSnapshot(w, d.graph, d.pages) }
 
 func (mm memoryMachine) Load(r io.Reader) (uint64, error) {
 	m := mm.m
 	lr := newLineReader(r, "snapshot")
 	fresh, gh, err := readGraphLines(lr, m.graph.newEmpty())
-	if err != nil {
-		return 0, err
+	var ph pagesHeader
+	if err == nil {
+		ph, err = readPagesLines(lr, m.store) // nobody holds the store yet
 	}
-	ph, err := readPagesLines(lr, m.store) // nobody holds the store yet
-	if err != nil {
-		return 0, err
-	}
-	if err := lr.end(); err != nil {
+	if err := lr.done(err); err != nil {
 		return 0, err
 	}
 	if gh.Seq != ph.Seq {

@@ -6,21 +6,22 @@
 // atomically. A graph snapshot is JSON Lines text in UTF-8: one JSON object
 // per line, each line ended by '\n'. The first line is the header:
 //
-//	{"format":"kgmem-graph","version":2,"seq":S,"entities":N,"relations":M}
+//	{"format":"kgmem-graph","version":2,"seq":S,"entities":N,"relations":M,"checksum":"crc32c"}
 //
 // format is always "kgmem-graph"; kgmem reads versions 1, 2 and 3 (the
 // lines are the same; version 1 came before durable page stores, and
 // version 3 is the one whose relations may carry valid_from and valid_to,
 // RFC 3339 times in UTC). It writes version 3 when a relation has a valid
 // time and version 2 otherwise, so a graph that uses no valid time is
-// written byte for byte as before and older readers still read it.
+// written in the lines of version 2 (older readers: see Checksums).
 // seq is present only in the snapshot of a durable graph or memory (see
 // Durable memory): the sequence number of the last journal record the
 // snapshot holds. entities and relations count the lines that follow: N
 // lines, one [Entity] each in its JSON form (the struct tags of Entity),
 // ordered by ID, then M lines, one [Relation] each, ordered by key
-// (source_id, target_id, type). Nothing follows the last relation. Empty
-// fields are left out, map keys are sorted, and floats are written in the
+// (source_id, target_id, type); after them comes the checksum line that
+// the header's "checksum" member declares (see Checksums). Empty fields
+// are left out, map keys are sorted, and floats are written in the
 // shortest form that reads back to the same value, so two equal graphs
 // always give byte-identical snapshots, whatever order they were built in.
 //
@@ -34,19 +35,20 @@
 // counts; valid UTF-8; no unknown field; no duplicate entity ID or relation
 // key; every relation's endpoints among the snapshot's entities; no entity
 // with more distinct tags than MaxTagsPerEntity (reading never drops data
-// silently); no bytes after the last line. Tags are normalised as AddEntity
+// silently); the checksum line, when the header declares one, and no
+// bytes after the last line. Tags are normalised as AddEntity
 // normalises them. A reader either replaces the contents entirely or,
 // on an error that names the line, changes nothing.
 //
 // A knowledge store snapshot has the same shape with the header
 //
-//	{"format":"kgmem-pages","version":2,"seq":S,"pages":N}
+//	{"format":"kgmem-pages","version":2,"seq":S,"pages":N,"checksum":"crc32c"}
 //
-// followed by N lines, one [KnowledgePage] each, ordered by ID. A store
-// with an embedder (WithEmbedder) writes version 3 instead: the header
-// names the model,
+// followed by N lines, one [KnowledgePage] each, ordered by ID, and the
+// checksum line. A store with an embedder (WithEmbedder) writes version 3
+// instead: the header names the model,
 //
-//	{"format":"kgmem-pages","version":3,"seq":S,"pages":N,"model":{"name":"m","dimensions":384}}
+//	{"format":"kgmem-pages","version":3,"seq":S,"pages":N,"model":{"name":"m","dimensions":384},"checksum":"crc32c"}
 //
 // and each page's line adds "vector": the base64 (standard, padded) of its
 // unit vector's float32 values, little-endian, bit for bit. Versions 1 and
@@ -54,6 +56,40 @@
 // or with another model (name or dimensions), or pages without vectors
 // into a store with one, fails with an error wrapping ErrEmbeddingModel; an
 // empty snapshot reads into any store.
+//
+// # Checksums
+//
+// Every header kgmem writes ends with "checksum":"crc32c", and the snapshot
+// ends with one more line after the last one its header announces, its
+// checksum line:
+//
+//	{"crc32c":"1a2b3c4d","bytes":1234}
+//
+// bytes is the number of bytes before the checksum line (the header
+// included), and crc32c the CRC-32C (Castagnoli, as in the journal's
+// frames) of those bytes, as 8 lowercase hexadecimal digits. Nothing
+// follows it. The checksum line is written exactly so: a reader compares
+// it byte for byte with the line it expects. A reader hashes the bytes as
+// it parses them and checks the checksum line at the end, before anything
+// changes, so a damaged snapshot (a flipped bit anywhere, the checksum
+// line included, or a snapshot cut short) fails with an error wrapping
+// [ErrCorrupt] and ErrInvalidArgument that names the checksum line and its
+// offset. When a line of a snapshot that declares a checksum
+// (or whose header cannot be read) fails to parse or to validate, the
+// reader reads the input to its end and checks the checksum: if it fails,
+// the error wraps ErrCorrupt and says both what the line broke and where
+// the checksum fails; if it matches, the snapshot is as it was written,
+// and the error is the line's own (such as ErrEmbeddingModel for vectors
+// of another model). CRC-32C detects every error of up to 32 bits in a
+// row, so every flipped bit, and misses a random change with probability
+// 2^-32.
+//
+// Snapshots without "checksum" in their header (those kgmem wrote before
+// checksums) are read as before: nothing may follow their last announced
+// line. kgmem before checksums refuses a snapshot with one, naming the
+// header's unknown field "checksum"; a graph or store written by this
+// kgmem can be read by an older one only after its header's checksum
+// member and its checksum line are removed.
 package kgmem
 
 import (
@@ -63,6 +99,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math"
 	"reflect"
@@ -94,7 +131,39 @@ const (
 	// kgmem writes or reads: 64 MiB. It bounds the memory a hostile
 	// snapshot can make a reader allocate for one line.
 	maxLineSize = 64 << 20
+	// checksumCRC32C is the checksum a snapshot's header declares,
+	// "checksum":"crc32c": the snapshot ends with a checksum line holding
+	// the CRC-32C (Castagnoli) of every byte before it, and their number.
+	checksumCRC32C = "crc32c"
+	// maxChecksumLine bounds the length of a checksum line, newline
+	// excluded ({"crc32c":"xxxxxxxx","bytes":N} is at most 49 bytes).
+	maxChecksumLine = 64
 )
+
+// castagnoli is the table of CRC-32C, the checksum of snapshots and of
+// journal frames.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// appendChecksumLine appends the checksum line of the n bytes before it,
+// whose CRC-32C is crc, newline excluded:
+//
+//	{"crc32c":"1a2b3c4d","bytes":1234}
+func appendChecksumLine(b []byte, crc uint32, n int64) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, `{"crc32c":"`...)
+	for shift := 28; shift >= 0; shift -= 4 {
+		b = append(b, hex[crc>>shift&0xf])
+	}
+	b = append(b, `","bytes":`...)
+	b = strconv.AppendInt(b, n, 10)
+	return append(b, '}')
+}
+
+// checksumLine is the JSON form of a snapshot's checksum line.
+type checksumLine struct {
+	CRC32C string `json:"crc32c"`
+	Bytes  int64  `json:"bytes"`
+}
 
 // readableVersion reports whether a reader understands snapshot version v.
 func readableVersion(v int) bool { return v == 1 || v == snapshotVersion }
@@ -132,15 +201,17 @@ type snapshotHeader struct {
 	Seq       uint64 `json:"seq,omitempty"`
 	Entities  int64  `json:"entities"`
 	Relations int64  `json:"relations"`
+	Checksum  string `json:"checksum,omitempty"` // "crc32c": the snapshot ends with a checksum line
 }
 
 // pagesHeader is the first line of a knowledge store snapshot.
 type pagesHeader struct {
-	Format  string       `json:"format"`
-	Version int          `json:"version"`
-	Seq     uint64       `json:"seq,omitempty"`
-	Pages   int64        `json:"pages"`
-	Model   *modelHeader `json:"model,omitempty"` // version 3: the model of the pages' vectors
+	Format   string       `json:"format"`
+	Version  int          `json:"version"`
+	Seq      uint64       `json:"seq,omitempty"`
+	Pages    int64        `json:"pages"`
+	Model    *modelHeader `json:"model,omitempty"`    // version 3: the model of the pages' vectors
+	Checksum string       `json:"checksum,omitempty"` // "crc32c": the snapshot ends with a checksum line
 }
 
 var (
@@ -228,9 +299,21 @@ func (d *graphData) sort() {
 }
 
 // WriteTo writes d, sorted, as a snapshot.
-func (d *graphData) WriteTo(w io.Writer) (int64, error) {
+func (d *graphData) WriteTo(w io.Writer) (int64, error) { return writeSnapshot(w, d) }
+
+// snapshotSection is a graph's or a store's part of a snapshot.
+type snapshotSection interface {
+	writeLines(lw *lineWriter)
+}
+
+// writeSnapshot writes the sections to w, one after the other, and seals
+// them with a checksum line; it returns the number of bytes written.
+func writeSnapshot(w io.Writer, sections ...snapshotSection) (int64, error) {
 	lw := newLineWriter(w)
-	d.writeLines(lw)
+	for _, s := range sections {
+		s.writeLines(lw)
+	}
+	lw.seal()
 	return lw.finish()
 }
 
@@ -245,7 +328,7 @@ func (d *graphData) writeLines(lw *lineWriter) {
 	}
 	lw.encode(snapshotHeader{
 		Format: graphFormat, Version: version, Seq: d.seq,
-		Entities: int64(len(d.entities)), Relations: int64(len(d.relations)),
+		Entities: int64(len(d.entities)), Relations: int64(len(d.relations)), Checksum: checksumCRC32C,
 	})
 	for _, k := range d.entityOrder {
 		lw.encode(&d.entities[k])
@@ -264,6 +347,7 @@ type lineWriter struct {
 	enc     *json.Encoder
 	scratch []byte // plainRelation's line
 	n       int64
+	crc     uint32 // CRC-32C of the n bytes written
 	line    int
 	err     error
 }
@@ -291,11 +375,27 @@ func (lw *lineWriter) encode(v any) {
 			lw.line, lw.buf.Len()-1, maxLineSize, ErrInvalidArgument)
 		return
 	}
-	n, err := lw.w.Write(lw.buf.Bytes())
+	lw.write(lw.buf.Bytes())
+}
+
+// write writes the line b, newline included, counting and hashing it.
+func (lw *lineWriter) write(b []byte) {
+	n, err := lw.w.Write(b)
 	lw.n += int64(n)
+	lw.crc = crc32.Update(lw.crc, castagnoli, b[:n])
 	if err != nil {
 		lw.err = fmt.Errorf("kgmem: write snapshot line %d: %w", lw.line, err)
 	}
+}
+
+// seal writes the checksum line of every byte written before it; after an
+// error it does nothing.
+func (lw *lineWriter) seal() {
+	if lw.err != nil {
+		return
+	}
+	lw.line++
+	lw.write(append(appendChecksumLine(lw.scratch[:0], lw.crc, lw.n), '\n'))
 }
 
 // plainRelation writes r as the next line, byte for byte as encode would,
@@ -324,11 +424,7 @@ func (lw *lineWriter) plainRelation(r *Relation) bool {
 			lw.line, len(b)-1, maxLineSize, ErrInvalidArgument)
 		return true
 	}
-	n, err := lw.w.Write(b)
-	lw.n += int64(n)
-	if err != nil {
-		lw.err = fmt.Errorf("kgmem: write snapshot line %d: %w", lw.line, err)
-	}
+	lw.write(b)
 	return true
 }
 
@@ -376,8 +472,9 @@ func (lw *lineWriter) finish() (int64, error) {
 
 // WriteTo writes a snapshot of the graph to w in the format described
 // under Snapshots in the package documentation: a header line, then every
-// entity ordered by ID, then every relation ordered by key. Equal graphs
-// give byte-identical snapshots. It returns the number of bytes written.
+// entity ordered by ID, then every relation ordered by key, then the
+// checksum line of all those bytes (see Checksums). Equal graphs give
+// byte-identical snapshots. It returns the number of bytes written.
 //
 // The contents are copied under the read lock, which is released before
 // anything is written, so a slow w never holds up other callers; the
@@ -408,7 +505,13 @@ func (g *InMemoryGraph) WriteTo(w io.Writer) (int64, error) {
 // the write lock. On any error the graph is left exactly as it was. An
 // invalid snapshot returns an error wrapping ErrInvalidArgument that names
 // the line (the header is line 1); an error from r is returned wrapped,
-// with the line it interrupted.
+// with the line it interrupted. A damaged snapshot, one that fails its
+// checksum line or ends without it, returns an error wrapping ErrCorrupt
+// as well as ErrInvalidArgument; to tell damage from a snapshot that is
+// invalid as written, ReadFrom reads on to the end of r after an invalid
+// line of a snapshot that declares a checksum (see Checksums in the package
+// documentation). Snapshots without a checksum, which kgmem wrote before
+// it had them, are read as before.
 //
 // On a DurableGraph the new contents are also written as its snapshot, and
 // the journal is started afresh, before ReadFrom returns; other calls wait
@@ -458,10 +561,7 @@ func (g *InMemoryGraph) adopt(fresh *InMemoryGraph) {
 func readGraph(r io.Reader, g *InMemoryGraph) (*InMemoryGraph, snapshotHeader, int64, error) {
 	lr := newLineReader(r, "snapshot")
 	g, h, err := readGraphLines(lr, g)
-	if err == nil {
-		err = lr.end()
-	}
-	if err != nil {
+	if err = lr.done(err); err != nil {
 		return nil, h, lr.n, err
 	}
 	return g, h, lr.n, nil
@@ -472,6 +572,9 @@ func readGraph(r io.Reader, g *InMemoryGraph) (*InMemoryGraph, snapshotHeader, i
 func readGraphLines(lr *lineReader, g *InMemoryGraph) (*InMemoryGraph, snapshotHeader, error) {
 	var h snapshotHeader
 	if err := lr.header(&h); err != nil {
+		return nil, h, err
+	}
+	if err := lr.declare(h.Checksum); err != nil {
 		return nil, h, err
 	}
 	if h.Format != graphFormat {
@@ -786,14 +889,28 @@ func storedTags(id string, tags []string, max int) ([]string, error) {
 	return norm, nil
 }
 
-// lineReader reads a snapshot line by line, counting lines and bytes and
-// refusing lines longer than maxLineSize.
+// lineReader reads a snapshot line by line, counting lines and bytes,
+// hashing them, and refusing lines longer than maxLineSize.
 type lineReader struct {
 	r    *bufio.Reader
 	what string // "snapshot"
 	n    int64  // bytes consumed
+	crc  uint32 // CRC-32C of the n bytes consumed
 	line int    // number of the last line read; the header is 1
 	buf  []byte
+
+	// The last line next returned whole, its number and offset, and the
+	// CRC-32C of the bytes before it; last is nil when next stopped
+	// inside a line.
+	last     []byte
+	lastLine int
+	lastOff  int64
+	lastCRC  uint32
+
+	problem  string // what the last invalid line was, for end
+	declared bool   // the first header was read
+	checksum string // the checksum it declares; "" for none
+	ioErr    bool   // reading failed: the rest of the input is unknown
 }
 
 func newLineReader(r io.Reader, what string) *lineReader {
@@ -803,42 +920,68 @@ func newLineReader(r io.Reader, what string) *lineReader {
 // errEOF reports a clean end of input at a line boundary.
 var errEOF = errors.New("end of input")
 
+// consume counts and hashes frag, bytes just read.
+func (lr *lineReader) consume(frag []byte) {
+	lr.n += int64(len(frag))
+	lr.crc = crc32.Update(lr.crc, castagnoli, frag)
+}
+
 // next returns the next line without its newline. The slice is valid until
 // the following call. At a clean end of input it returns errEOF.
 func (lr *lineReader) next() ([]byte, error) {
 	lr.line++
 	lr.buf = lr.buf[:0]
+	off, crc := lr.n, lr.crc
+	line, err := lr.read()
+	if err == nil {
+		lr.last, lr.lastLine, lr.lastOff, lr.lastCRC = line, lr.line, off, crc
+	} else if err != errEOF {
+		lr.last = nil
+	}
+	return line, err
+}
+
+// read reads the next line for next.
+func (lr *lineReader) read() ([]byte, error) {
 	for {
 		frag, err := lr.r.ReadSlice('\n')
-		lr.n += int64(len(frag))
+		lr.consume(frag)
 		switch {
 		case err == nil:
 			if len(lr.buf) == 0 {
 				line := frag[:len(frag)-1]
 				if len(line) > maxLineSize {
-					return nil, lr.invalid("line longer than the limit of %d bytes", maxLineSize)
+					return nil, lr.bad(fmt.Sprintf("line longer than the limit of %d bytes", maxLineSize))
 				}
 				return line, nil
 			}
 			lr.buf = append(lr.buf, frag[:len(frag)-1]...)
 			if len(lr.buf) > maxLineSize {
-				return nil, lr.invalid("line longer than the limit of %d bytes", maxLineSize)
+				return nil, lr.bad(fmt.Sprintf("line longer than the limit of %d bytes", maxLineSize))
 			}
 			return lr.buf, nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			lr.buf = append(lr.buf, frag...)
 			if len(lr.buf) > maxLineSize {
-				return nil, lr.invalid("line longer than the limit of %d bytes", maxLineSize)
+				return nil, lr.bad(fmt.Sprintf("line longer than the limit of %d bytes", maxLineSize))
 			}
 		case errors.Is(err, io.EOF):
 			if len(lr.buf)+len(frag) == 0 {
 				return nil, errEOF
 			}
-			return nil, lr.invalid("last line has no newline: the %s is truncated", lr.what)
+			return nil, lr.bad(fmt.Sprintf("last line has no newline: the %s is truncated", lr.what))
 		default:
+			lr.ioErr = true
 			return nil, fmt.Errorf("kgmem: read %s line %d: %w", lr.what, lr.line, err)
 		}
 	}
+}
+
+// bad returns the error of a line that is no line of a snapshot, and
+// keeps problem for end.
+func (lr *lineReader) bad(problem string) error {
+	lr.problem = problem
+	return lr.invalid("%s", problem)
 }
 
 // header reads the first line into h, a pointer to a header struct.
@@ -852,6 +995,21 @@ func (lr *lineReader) header(h any) error {
 	}
 	if err := decodeStrict(line, h, jsonNames(reflect.TypeOf(h).Elem())); err != nil {
 		return lr.invalid("header: %v", err)
+	}
+	return nil
+}
+
+// declare takes note of the checksum a header declares: the first header
+// of a snapshot says whether it ends with a checksum line, and a later one
+// (a memory's page header) must say the same.
+func (lr *lineReader) declare(checksum string) error {
+	switch {
+	case checksum != "" && checksum != checksumCRC32C:
+		return lr.invalid("header: unsupported checksum %s, want %q", quote.Value(checksum), checksumCRC32C)
+	case !lr.declared:
+		lr.declared, lr.checksum = true, checksum
+	case checksum != lr.checksum:
+		return lr.invalid("header: checksum %q, and the snapshot's first header declares %q", checksum, lr.checksum)
 	}
 	return nil
 }
@@ -878,17 +1036,150 @@ func (lr *lineReader) value(v any, what string, known []string) error {
 	return nil
 }
 
-// end checks that nothing follows the last announced line.
-func (lr *lineReader) end() error {
-	_, err := lr.next()
-	if err == errEOF {
-		lr.line--
-		return nil
+// done ends the reading of a snapshot whose lines were read with err:
+// when err is nil, it checks the end (see end); otherwise, when the
+// snapshot declares a checksum or its header could not be read, it reads
+// the rest of the input to tell damage from a snapshot that is invalid as
+// written (see verifyRest).
+func (lr *lineReader) done(err error) error {
+	if err == nil {
+		return lr.end()
 	}
-	if err != nil && !errors.Is(err, ErrInvalidArgument) {
+	if lr.ioErr || (lr.declared && lr.checksum == "") {
 		return err
 	}
-	return lr.invalid("data after the last line the header announces")
+	return lr.verifyRest(err)
+}
+
+// end checks what follows the last announced line: nothing, in a snapshot
+// without a checksum; the checksum line of every byte before it, and
+// nothing after it, in one with.
+func (lr *lineReader) end() error {
+	if lr.checksum == "" {
+		_, err := lr.next()
+		if err == errEOF {
+			lr.line--
+			return nil
+		}
+		if err != nil && !errors.Is(err, ErrInvalidArgument) {
+			return err
+		}
+		return lr.invalid("data after the last line the header announces")
+	}
+	off, crc := lr.n, lr.crc
+	line, err := lr.next()
+	switch {
+	case err == errEOF:
+		return lr.damaged(off, "the header declares a %s checksum, and the %s ends without its checksum line: it is truncated", lr.checksum, lr.what)
+	case lr.ioErr:
+		return err
+	case err != nil:
+		return lr.damaged(off, "where the checksum line should be: %s", lr.problem)
+	}
+	if problem := checksumProblem(line, off, crc); problem != "" {
+		return lr.damaged(off, "%s", problem)
+	}
+	off = lr.n
+	switch _, err := lr.next(); {
+	case err == errEOF:
+		lr.line--
+		return nil
+	case lr.ioErr:
+		return err
+	}
+	return lr.damaged(off, "data after the checksum line")
+}
+
+// checksumProblem says what is wrong with line, found at offset off where
+// the bytes before it have CRC-32C crc, as their checksum line; "" when
+// nothing is.
+func checksumProblem(line []byte, off int64, crc uint32) string {
+	var want [maxChecksumLine]byte
+	if bytes.Equal(line, appendChecksumLine(want[:0], crc, off)) {
+		return ""
+	}
+	var c checksumLine
+	switch {
+	case len(line) > maxChecksumLine || decodeStrict(line, &c, checksumNames) != nil:
+		return "not a checksum line: " + quote.Value(string(line))
+	case c.Bytes != off:
+		return fmt.Sprintf("the checksum line counts %d bytes before it, and there are %d", c.Bytes, off)
+	case c.CRC32C != fmt.Sprintf("%08x", crc):
+		return fmt.Sprintf("checksum mismatch: the %d bytes before the checksum line have CRC-32C %08x, and it says %s", off, crc, quote.Value(c.CRC32C))
+	}
+	return "the checksum line is not written as kgmem writes it: " + quote.Value(string(line))
+}
+
+var checksumNames = jsonNames(reflect.TypeFor[checksumLine]())
+
+// verifyRest reads the rest of the input after first, an error that
+// stopped the reading of a snapshot whose header declares a checksum or
+// could not be read, and checks the checksum line that ends it. When the
+// checksum matches, or when the input ends with no checksum line and its
+// header could not be read (it may be no kgmem snapshot at all), it
+// returns first: the bytes are as they were written. Otherwise the
+// snapshot is damaged, and the error says first and where the checksum
+// fails, and wraps ErrCorrupt and ErrInvalidArgument. It holds no more
+// than a checksum line of the input at a time.
+func (lr *lineReader) verifyRest(first error) error {
+	var last []byte // the line being read while it is short enough to be a checksum line, newline included
+	line, off, crc := lr.line, lr.lastOff, lr.lastCRC
+	if lr.last != nil {
+		line = lr.lastLine
+		if len(lr.last) <= maxChecksumLine {
+			last = append(append(make([]byte, 0, maxChecksumLine+1), lr.last...), '\n')
+		}
+	}
+	atStart := lr.last != nil // whether the next byte begins a line
+	for {
+		frag, err := lr.r.ReadSlice('\n')
+		if len(frag) > 0 {
+			if atStart {
+				line, off, crc, last = line+1, lr.n, lr.crc, make([]byte, 0, maxChecksumLine+1)
+			}
+			if last != nil && len(last)+len(frag) <= maxChecksumLine+1 {
+				last = append(last, frag...)
+			} else {
+				last = nil
+			}
+			lr.consume(frag)
+			atStart = frag[len(frag)-1] == '\n'
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			return first // the rest cannot be read: nothing can be told
+		}
+	}
+	problem := "the input does not end with a checksum line"
+	if atStart && len(last) > 0 {
+		last = last[:len(last)-1]
+		if problem = checksumProblem(last, off, crc); problem == "" {
+			return first
+		}
+	} else {
+		last = nil
+	}
+	var c checksumLine
+	if !lr.declared && (last == nil || decodeStrict(last, &c, checksumNames) != nil) {
+		return first
+	}
+	msg := first.Error()
+	for _, sentinel := range []error{ErrInvalidArgument, ErrEmbeddingModel} {
+		if errors.Is(first, sentinel) {
+			msg = strings.TrimSuffix(msg, ": "+sentinel.Error())
+		}
+	}
+	return fmt.Errorf("%s, and the %s is damaged: line %d (offset %d): %s: %w (%w)",
+		msg, lr.what, line, off, problem, ErrCorrupt, ErrInvalidArgument)
+}
+
+// damaged returns an error wrapping ErrCorrupt and ErrInvalidArgument
+// that names the current line and its offset off: the snapshot fails its
+// checksum.
+func (lr *lineReader) damaged(off int64, format string, args ...any) error {
+	return fmt.Errorf("kgmem: %s line %d (offset %d): %s: %w (%w)", lr.what, lr.line, off, fmt.Sprintf(format, args...), ErrCorrupt, ErrInvalidArgument)
 }
 
 // invalid returns an error wrapping ErrInvalidArgument that names the

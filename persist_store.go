@@ -49,11 +49,7 @@ func (d *pagesData) sort() {
 }
 
 // WriteTo writes d, sorted, as a snapshot.
-func (d *pagesData) WriteTo(w io.Writer) (int64, error) {
-	lw := newLineWriter(w)
-	d.writeLines(lw)
-	return lw.finish()
-}
+func (d *pagesData) WriteTo(w io.Writer) (int64, error) { return writeSnapshot(w, d) }
 
 // writeLines writes d, sorted, as the lines of a snapshot.
 func (d *pagesData) writeLines(lw *lineWriter) {
@@ -61,20 +57,22 @@ func (d *pagesData) writeLines(lw *lineWriter) {
 	if d.model != nil {
 		version = pagesVectorVersion
 	}
-	lw.encode(pagesHeader{Format: pagesFormat, Version: version, Seq: d.seq, Pages: int64(len(d.pages)), Model: d.model})
+	lw.encode(pagesHeader{Format: pagesFormat, Version: version, Seq: d.seq, Pages: int64(len(d.pages)), Model: d.model, Checksum: checksumCRC32C})
 	for i := range d.pages {
 		lw.encode(&d.pages[i])
 	}
 }
 
 // WriteTo writes a snapshot of the store to w: the header line
-// {"format":"kgmem-pages","version":2,"pages":N}, then one [KnowledgePage]
-// per line in its JSON form, ordered by ID (see Snapshots in the package
-// documentation). A store with an embedder writes version 3, whose header
-// names the model and whose lines carry each page's vector. Equal stores give byte-identical snapshots. The pages are
-// copied under the read lock, which is released before anything is
-// written. It returns the number of bytes written; a page whose line would
-// be longer than 64 MiB returns an error wrapping ErrInvalidArgument.
+// {"format":"kgmem-pages","version":2,"pages":N,"checksum":"crc32c"}, then
+// one [KnowledgePage] per line in its JSON form, ordered by ID, then the
+// checksum line of all those bytes (see Snapshots and Checksums in the
+// package documentation). A store with an embedder writes version 3, whose
+// header names the model and whose lines carry each page's vector. Equal
+// stores give byte-identical snapshots. The pages are copied under the
+// read lock, which is released before anything is written. It returns the
+// number of bytes written; a page whose line would be longer than 64 MiB
+// returns an error wrapping ErrInvalidArgument.
 func (s *InMemoryKnowledgeStore) WriteTo(w io.Writer) (int64, error) {
 	if s.err != nil {
 		return 0, s.err
@@ -91,10 +89,7 @@ func (s *InMemoryKnowledgeStore) WriteTo(w io.Writer) (int64, error) {
 func readPages(r io.Reader, fresh *InMemoryKnowledgeStore) (pagesHeader, int64, error) {
 	lr := newLineReader(r, "snapshot")
 	h, err := readPagesLines(lr, fresh)
-	if err == nil {
-		err = lr.end()
-	}
-	return h, lr.n, err
+	return h, lr.n, lr.done(err)
 }
 
 // readPagesLines reads a page snapshot's lines from lr into fresh, an
@@ -103,6 +98,9 @@ func readPages(r io.Reader, fresh *InMemoryKnowledgeStore) (pagesHeader, int64, 
 func readPagesLines(lr *lineReader, fresh *InMemoryKnowledgeStore) (pagesHeader, error) {
 	var h pagesHeader
 	if err := lr.header(&h); err != nil {
+		return h, err
+	}
+	if err := lr.declare(h.Checksum); err != nil {
 		return h, err
 	}
 	switch {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -320,14 +321,27 @@ func TestSnapshotFormat(t *testing.T) {
 	require.NoError(t, g.AddEntity(ctx, Entity{ID: "a", Name: "A"}))
 	require.NoError(t, g.AddRelation(ctx, Relation{SourceID: "b", TargetID: "a", Type: "knows", Weight: 0.1}))
 	require.NoError(t, g.AddRelation(ctx, Relation{SourceID: "a", TargetID: "b", Type: "knows", Weight: 1}))
-	want := `{"format":"kgmem-graph","version":2,"entities":2,"relations":2}
+	body := `{"format":"kgmem-graph","version":2,"entities":2,"relations":2,"checksum":"crc32c"}
 {"id":"a","name":"A"}
 {"id":"b","name":"B <&>","tags":["go"],"properties":{"a":"2","z":"1"}}
 {"source_id":"a","target_id":"b","type":"knows","weight":1}
 {"source_id":"b","target_id":"a","type":"knows","weight":0.1}
 `
+	want := body + `{"crc32c":"a0306012","bytes":299}` + "\n"
 	require.Equal(t, want, string(snapshotBytes(t, g)))
-	require.Equal(t, `{"format":"kgmem-graph","version":2,"entities":0,"relations":0}`+"\n", string(snapshotBytes(t, NewInMemoryGraph())))
+	require.Equal(t, fmt.Sprintf(`{"crc32c":"%08x","bytes":%d}`, crc32.Checksum([]byte(body), crc32.MakeTable(crc32.Castagnoli)), len(body)),
+		strings.TrimSuffix(strings.TrimPrefix(want, body), "\n"), "the checksum line holds the CRC-32C and the length of the bytes before it")
+	empty := `{"format":"kgmem-graph","version":2,"entities":0,"relations":0,"checksum":"crc32c"}` + "\n"
+	require.Equal(t, empty+fmt.Sprintf(`{"crc32c":"%08x","bytes":%d}`, crc32.Checksum([]byte(empty), crc32.MakeTable(crc32.Castagnoli)), len(empty))+"\n",
+		string(snapshotBytes(t, NewInMemoryGraph())))
+}
+
+// unsealed returns snap, a snapshot kgmem wrote, as kgmem wrote it before
+// snapshots had a checksum: without the header's "checksum" member and the
+// checksum line, so that a test can edit its lines.
+func unsealed(snap string) string {
+	body := snap[:strings.LastIndex(strings.TrimSuffix(snap, "\n"), "\n")+1]
+	return strings.ReplaceAll(body, `,"checksum":"crc32c"}`, "}")
 }
 
 // validSnapshot is a small snapshot that the corruption cases edit.
@@ -516,8 +530,21 @@ func FuzzReadFrom(f *testing.F) {
 	f.Add([]byte(strings.Replace(validSnapshot, `"entities":3`, `"entities":2`, 1)))
 	f.Add([]byte(strings.Replace(validSnapshot, `"tags":["x"]`, `"tags":["X"," x","Y",""]`, 1)))
 	for seed := range uint64(3) {
-		f.Add(snapshotBytes(f, randomGraph(f, seed, 6, 10)))
+		f.Add(snapshotBytes(f, randomGraph(f, seed, 6, 10))) // with a checksum line
 	}
+	// The small snapshot with a checksum: as written, with a flipped bit,
+	// cut inside its checksum line, and resealed after an edit.
+	sealed := NewInMemoryGraph()
+	if _, err := sealed.ReadFrom(strings.NewReader(validSnapshot)); err != nil {
+		f.Fatal(err)
+	}
+	snap := snapshotBytes(f, sealed)
+	f.Add(snap)
+	flipped := bytes.Clone(snap)
+	flipped[len(flipped)/2] ^= 0x04
+	f.Add(flipped)
+	f.Add(snap[:len(snap)-3])
+	f.Add([]byte(reseal(strings.Replace(bodyOf(string(snap)), `"entities":3`, `"entities":2`, 1))))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g := NewInMemoryGraph(WithTagConstraints(TagConstraints{MaxTagsPerEntity: 3}))
 		require.NoError(t, g.AddEntity(context.Background(), Entity{ID: "before", Tags: []string{"t"}}))

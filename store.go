@@ -853,14 +853,17 @@ func (s *InMemoryKnowledgeStore) Delete(ctx context.Context, id string) error {
 // reading r to its end, and returns the number of bytes read.
 //
 // Every page is checked as Put checks it, IDs must be unique, the header's
-// format, version and count must hold and nothing may follow the last
-// page. The pages are indexed into a new store with the same ranking
-// parameters first; only when everything is valid are the contents swapped
-// in, under the write lock. On any error the store is unchanged. An invalid
-// snapshot returns an error wrapping ErrInvalidArgument that names the line
-// (the header is line 1). On a DurableKnowledgeStore the new pages are
-// written as its snapshot before ReadFrom returns; on the store of a
-// Memory it returns an error wrapping ErrInvalidArgument.
+// format, version and count must hold, the checksum line the header
+// declares must follow the last page and nothing may follow it. The pages
+// are indexed into a new store with the same ranking parameters first;
+// only when everything is valid are the contents swapped in, under the
+// write lock. On any error the store is unchanged. An invalid snapshot
+// returns an error wrapping ErrInvalidArgument that names the line (the
+// header is line 1); a damaged one, which fails its checksum, returns an
+// error wrapping ErrCorrupt too, as InMemoryGraph.ReadFrom describes. On a
+// DurableKnowledgeStore the new pages are written as its snapshot before
+// ReadFrom returns; on the store of a Memory it returns an error wrapping
+// ErrInvalidArgument.
 func (s *InMemoryKnowledgeStore) ReadFrom(r io.Reader) (int64, error) {
 	if s.err != nil {
 		return 0, s.err

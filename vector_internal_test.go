@@ -23,6 +23,12 @@ func FuzzReadVectorSnapshot(f *testing.F) {
 	f.Add([]byte(strings.Replace(string(snap), `"dimensions":4`, `"dimensions":3`, 1)))
 	f.Add([]byte(strings.Replace(string(snap), `"vector":"`, `"vector":"AAAA`, 1)))
 	f.Add([]byte(`{"format":"kgmem-pages","version":3,"pages":0,"model":{"name":"kgmemtest-hash-v1","dimensions":4}}` + "\n"))
+	// The edits above break the checksum; these are resealed after the
+	// edit, so that the lines' own checks are reached, and one is written
+	// as before checksums.
+	f.Add([]byte(reseal(strings.Replace(bodyOf(string(snap)), `"dimensions":4`, `"dimensions":3`, 1))))
+	f.Add([]byte(reseal(strings.Replace(bodyOf(string(snap)), `"vector":"`, `"vector":"AAAA`, 1))))
+	f.Add([]byte(unsealed(string(snap))))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s := NewInMemoryKnowledgeStore(WithEmbedder(e))
 		require.NoError(t, s.Put(context.Background(), KnowledgePage{ID: "before", Content: "x"}))

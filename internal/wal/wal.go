@@ -44,9 +44,11 @@
 // Open loads the snapshot (seq S), skips the journal records up to S and
 // applies the rest, which must follow one another from S+1 without a gap.
 // It fails with an error wrapping ErrCorrupt, and changes nothing on disk,
-// when the files do not fit together: a journal whose base names a
-// snapshot that is missing or older than base; a snapshot without its
-// journal; a gap in the seqs; a damaged record that a valid one follows.
+// when the Machine's Load refuses the snapshot (kgmem's snapshots end with
+// a checksum of their bytes, which Load verifies) or the files do not fit
+// together: a journal whose base names a snapshot that is missing or older
+// than base; a snapshot without its journal; a gap in the seqs; a damaged
+// record that a valid one follows.
 //
 // A bad frame at the end of the journal is one of two things. A torn
 // append (a prefix of a frame, or zeros) is what a crash in the middle of
@@ -76,6 +78,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/kgmem/kgmem/internal/errmsg"
 )
 
 // Format identifiers and defaults.
@@ -101,7 +105,11 @@ const (
 type Machine interface {
 	// Load reads a snapshot into the machine's state, empty until then,
 	// and returns the seq the snapshot holds. It is called at most once,
-	// by Open, before any Replay.
+	// by Open, before any Replay. The snapshot's format is the machine's,
+	// and so is checking it, its checksum included. An error fails Open
+	// with one wrapping Corrupt (which wraps Corrupt once: an error that
+	// wraps it already is not wrapped again), and the machine is not used
+	// again.
 	Load(r io.Reader) (seq uint64, err error)
 	// Replay applies one journal record, read by Open. version is the
 	// journal's format version; body is the record's JSON object without
@@ -388,7 +396,11 @@ func (l *Log) loadSnapshot() (bool, error) {
 	cr := &countReader{r: f}
 	seq, err := l.m.Load(cr)
 	if err != nil {
-		return false, fmt.Errorf("kgmem: snapshot %s: %w (%w)", l.spath, err, l.o.Errors.Corrupt)
+		err = errmsg.Wrap("kgmem: snapshot "+l.spath, err)
+		if !errors.Is(err, l.o.Errors.Corrupt) {
+			err = fmt.Errorf("%w (%w)", err, l.o.Errors.Corrupt)
+		}
+		return false, err
 	}
 	l.snapSeq, l.seq, l.snapSize = seq, seq, cr.n
 	l.recovery.SnapshotSeq = seq

@@ -694,3 +694,46 @@ func TestSplitRecord(t *testing.T) {
 		}
 	}
 }
+
+// refusingLoad is a kv whose Load refuses every snapshot with err.
+type refusingLoad struct {
+	*kv
+	err error
+}
+
+func (r refusingLoad) Load(io.Reader) (uint64, error) { return 0, r.err }
+
+// TestSnapshotLoadRefused checks the error of a snapshot that Load refuses:
+// it names the snapshot, wraps Corrupt once, and no file changes.
+func TestSnapshotLoadRefused(t *testing.T) {
+	dir := t.TempDir()
+	k := mustOpenKV(t, dir, Options{Sync: SyncNone})
+	require.NoError(t, k.set("a", "1"))
+	require.NoError(t, k.log.Compact())
+	require.NoError(t, k.log.Close())
+	files := map[string][]byte{}
+	for _, name := range []string{"kv.snapshot", "kv.journal"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		require.NoError(t, err)
+		files[name] = b
+	}
+	spath := filepath.Join(dir, "kv.snapshot")
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{errors.New("kgmem: snapshot line 3: bad line"), "kgmem: snapshot " + spath + ": snapshot line 3: bad line (corrupt)"},
+		{fmt.Errorf("kgmem: snapshot line 4: fails its checksum: %w", testErrs.Corrupt), "kgmem: snapshot " + spath + ": snapshot line 4: fails its checksum: corrupt"},
+	} {
+		o := Options{Name: "kv", Kind: "kv", Errors: testErrs}
+		_, err := Open(dir, refusingLoad{&kv{m: map[string]string{}}, c.err}, o)
+		require.ErrorIs(t, err, testErrs.Corrupt)
+		require.ErrorIs(t, err, c.err)
+		require.EqualError(t, err, c.want)
+		for name, b := range files {
+			after, rerr := os.ReadFile(filepath.Join(dir, name))
+			require.NoError(t, rerr)
+			require.Equal(t, b, after, "%s changed", name)
+		}
+	}
+}
