@@ -23,7 +23,9 @@ import (
 // spreading's (rs): (1/(10+rt) + 1.5/(10+rs)) / (2.5/11), so a page the
 // question's entities lead to climbs even when it shares no word with
 // the question, and a page both lists rank first scores 1. Entities keep
-// the scores Fusion gives them.
+// the scores Fusion gives them. Page spreading runs over InMemoryGraph and
+// the types that embed it (DurableGraph, a Memory's graph); other backends
+// keep the earlier page ranking for now.
 //
 // It is meant for graphs that a model's open extraction built, where the
 // question-following walk has little to follow: free-text relation types
@@ -39,7 +41,7 @@ type SpreadMode uint8
 const (
 	// SpreadAuto is the zero value: page spreading runs over a graph whose
 	// relation types read as free text, as open extraction writes them —
-	// at least FreeTextRelations relations, and more than one distinct
+	// at least 50 relations, and more than one distinct
 	// type for every five relations (MuSiQue's extraction: 5,034 types
 	// over 17,038 relations; a curated graph has a few dozen types) —
 	// and not over others.
@@ -64,9 +66,9 @@ func (m SpreadMode) String() string {
 	return fmt.Sprintf("SpreadMode(%d)", uint8(m))
 }
 
-// FreeTextRelations is the fewest relations a graph must have for
+// freeTextRelations is the fewest relations a graph must have for
 // SpreadAuto to read its relation types as free text.
-const FreeTextRelations = 50
+const freeTextRelations = 50
 
 // Page spreading's settings, chosen on musique-dev and the two generated
 // sets together (README, Evaluation): three steps (one gives 1–3 points
@@ -279,7 +281,7 @@ func (g *InMemoryGraph) spread(ctx context.Context, query string, content []Scor
 		return nil, nil, err
 	}
 	defer g.mu.RUnlock()
-	if mode == SpreadAuto && !(g.relCount >= FreeTextRelations && float64(len(g.types.ids)) > freeTextShare*float64(g.relCount)) {
+	if mode == SpreadAuto && !(g.relCount >= freeTextRelations && float64(len(g.types.ids)) > freeTextShare*float64(g.relCount)) {
 		return nil, nil, nil
 	}
 	pages, err := g.spreadPages(ctx, query, content, asOf)
