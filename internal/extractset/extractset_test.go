@@ -256,10 +256,7 @@ func TestQuestionsDoNotNameTheirBridges(t *testing.T) {
 		es, _ := index(s)
 		for _, q := range s.Questions {
 			lower := strings.ToLower(q.Text)
-			var qWords []string
-			for _, w := range strings.FieldsFunc(lower, func(r rune) bool { return !('a' <= r && r <= 'z' || '0' <= r && r <= '9') }) {
-				qWords = append(qWords, w)
-			}
+			qWords := strings.FieldsFunc(lower, func(r rune) bool { return !('a' <= r && r <= 'z' || '0' <= r && r <= '9') })
 			// Bridges and the answer: neither a whole name or form nor a
 			// distinctive word of one.
 			for _, id := range q.Chain[1:] {
