@@ -105,12 +105,7 @@ func TestGoldenNoChecksumOpen(t *testing.T) {
 
 			// A compaction rewrites the snapshot in the current format,
 			// byte for byte the golden one.
-			text, err := os.ReadFile(filepath.Join(dir, k.title()+".journal.txt"))
-			require.NoError(t, err)
-			var journal []byte
-			for _, p := range strings.Split(strings.TrimSuffix(string(text), "\n"), "\n") {
-				journal = append(journal, frame(p)...)
-			}
+			journal := goldenJournal(t, filepath.Join(dir, k.title()+".journal.txt"))
 			tmp := t.TempDir()
 			require.NoError(t, os.WriteFile(filepath.Join(tmp, k.name+".snapshot"), snap, 0o600))
 			require.NoError(t, os.WriteFile(filepath.Join(tmp, k.name+".journal"), journal, 0o600))
@@ -134,12 +129,7 @@ func openGolden(t *testing.T, k durableKind, golden string) {
 	ctx := context.Background()
 	snap, err := os.ReadFile(filepath.Join(golden, k.title()+".snapshot"))
 	require.NoError(t, err)
-	text, err := os.ReadFile(filepath.Join(golden, k.title()+".journal.txt"))
-	require.NoError(t, err)
-	var journal []byte
-	for _, p := range strings.Split(strings.TrimSuffix(string(text), "\n"), "\n") {
-		journal = append(journal, frame(p)...)
-	}
+	journal := goldenJournal(t, filepath.Join(golden, k.title()+".journal.txt"))
 	want, err := k.openDir(t.TempDir(), kgmem.WithSync(kgmem.SyncNone))
 	require.NoError(t, err)
 	defer want.close()
@@ -297,12 +287,7 @@ func TestGoldenVersion2Open(t *testing.T) {
 	snap, err := os.ReadFile(filepath.Join("testdata", "golden", "v2", "memory.snapshot"))
 	require.NoError(t, err)
 	require.True(t, bytes.HasPrefix(snap, []byte(`{"format":"kgmem-graph","version":2,`)))
-	text, err := os.ReadFile(filepath.Join("testdata", "golden", "v2", "memory.journal.txt"))
-	require.NoError(t, err)
-	var journal []byte
-	for _, p := range strings.Split(strings.TrimSuffix(string(text), "\n"), "\n") {
-		journal = append(journal, frame(p)...)
-	}
+	journal := goldenJournal(t, filepath.Join("testdata", "golden", "v2", "memory.journal.txt"))
 	want, err := k.openDir(t.TempDir(), kgmem.WithSync(kgmem.SyncNone))
 	require.NoError(t, err)
 	defer want.close()
@@ -321,4 +306,17 @@ func TestGoldenVersion2Open(t *testing.T) {
 		require.Zero(t, got.recovery().Upgraded)
 		require.NoError(t, got.close())
 	}
+}
+
+// goldenJournal reads a golden journal kept as text, one record a line,
+// and returns it framed as a journal file holds it.
+func goldenJournal(t *testing.T, path string) []byte {
+	t.Helper()
+	text, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var journal []byte
+	for _, p := range strings.Split(strings.TrimSuffix(string(text), "\n"), "\n") {
+		journal = append(journal, frame(p)...)
+	}
+	return journal
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"maps"
 	"slices"
 	"strings"
@@ -239,20 +238,14 @@ func (m *meaningLinker) link(ctx context.Context, gi int, g KnowledgeGraph, quer
 	return x.nearest(q[0], m.threshold, maxMeaningLinks), err
 }
 
-func textSum(s string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(s))
-	return h.Sum64()
-}
-
 // update brings the index up to date with the graph's writes since the
 // last read of its feed, embedding with e, whose model is m, only the
 // entities whose text changed, DefaultEmbedBatch at a time in ID order.
 // Each batch is stored as soon as it is embedded, so a refresh cut short
 // keeps what it made and the next one goes on from there. When ctx has a
 // deadline, a batch is not started once the time left is shorter than the
-// last batch took (an expectation halved each time it stops a refresh). When entities still wait to be embedded, it returns
-// why (see incomplete): a done ctx or a deadline too near, a failing feed
+// last batch took (an expectation halved each time it stops a refresh).
+// When entities still wait to be embedded, it returns why (see incomplete): a done ctx or a deadline too near, a failing feed
 // or embedder. Vectors are checked as the store checks its own (see
 // embedTexts), except that a zero vector is kept: its entity links
 // nothing.
@@ -332,7 +325,7 @@ func (x *entityVectors) apply(ch EntityChanges) {
 	}
 	for _, ent := range ch.Changed {
 		t := EntityText(ent)
-		sum := textSum(t)
+		sum := idHash(t) // FNV-1a, of the text here
 		// A vector whose text did not change is kept, after a Reset too.
 		if i, ok := x.pos[ent.ID]; ok && x.sums[i] == sum {
 			delete(x.pending, ent.ID)

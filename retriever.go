@@ -606,10 +606,12 @@ func (r *MemoryRetriever) walkConfig() walkConfig {
 // graph runs the same search (answerQuestion) through a Neighborhood: its
 // own when it is a NeighborhoodReader, else one read through GetRelated
 // and FindPaths. The answers are the same whichever route a graph takes;
-// only the cost differs.
+// only the cost differs. Page spreading (spread) runs over these graphs
+// only.
 type questionAnswerer interface {
 	answer(ctx context.Context, query string, cfg walkConfig, types []string, keep int) ([]graphHit, int, error)
 	answerFrom(ctx context.Context, query string, cfg walkConfig, types []string, keep int, seeds []seedLink) ([]graphHit, int, error)
+	spread(ctx context.Context, query string, content []ScoredPage, mode SpreadMode, asOf AsOf) ([]pageMass, error)
 }
 
 // walkFromNames searches walks from the entities the query names.
@@ -769,25 +771,11 @@ func (r *MemoryRetriever) surface(ctx context.Context, runs []sourceRun, c *cand
 		}
 	}
 	slices.SortFunc(citing, func(a, b RetrievalItem) int { return compareItems(&a, &b, a.GraphScore, b.GraphScore) })
-	added := 0
-	missing := make(map[string]bool) // pages no store holds, or that failed
-	var errs []error
+	f := r.pageFetcher(ctx, runs, c, cfg)
 	offer := func(e *RetrievalItem, id string, score float64) {
-		probe := RetrievalItem{Kind: ItemPage, Page: &KnowledgePage{ID: id}}
-		if _, ok := c.lookup(&probe); !ok {
-			if missing[id] || added == cfg.Candidates {
-				return
-			}
-			page, source, err := r.getPage(ctx, cfg.SourceTimeout, runs, id)
-			if err != nil {
-				errs = append(errs, err)
-			}
-			if source == "" {
-				missing[id] = true
-				return
-			}
-			probe = RetrievalItem{Kind: ItemPage, Page: &page, Source: source}
-			added++
+		probe, ok := f.find(id)
+		if !ok {
+			return
 		}
 		probe.Path, probe.Relations, probe.PathNames, probe.Matched, probe.Source = e.Path, e.Relations, e.PathNames, e.Matched, e.Source
 		c.addGraph(probe, score)
@@ -815,10 +803,57 @@ func (r *MemoryRetriever) surface(ctx context.Context, runs []sourceRun, c *cand
 			offer(e, id, mentioned)
 		}
 	}
-	if len(errs) > 0 {
-		return added, fmt.Errorf("surfacing cited pages: %w", errors.Join(errs...))
+	return f.added, f.err("surfacing cited pages")
+}
+
+// pageFetcher finds the candidates of the pages that the graph leads to,
+// fetching the pages the text search missed from the stores that
+// implement PageGetter, at most limit of them.
+type pageFetcher struct {
+	r       *MemoryRetriever
+	ctx     context.Context
+	runs    []sourceRun
+	c       *candidates
+	timeout time.Duration
+	limit   int
+	added   int
+	missing map[string]bool // pages no store holds, or that failed
+	errs    []error
+}
+
+func (r *MemoryRetriever) pageFetcher(ctx context.Context, runs []sourceRun, c *candidates, cfg RetrieverConfig) *pageFetcher {
+	return &pageFetcher{r: r, ctx: ctx, runs: runs, c: c, timeout: cfg.SourceTimeout, limit: cfg.Candidates, missing: make(map[string]bool)}
+}
+
+// find returns an item for page id: a probe naming it when it is a
+// candidate already, else the page fetched from a store; false when no
+// store holds it, its fetch failed, or limit pages were fetched.
+func (f *pageFetcher) find(id string) (RetrievalItem, bool) {
+	probe := RetrievalItem{Kind: ItemPage, Page: &KnowledgePage{ID: id}}
+	if _, ok := f.c.lookup(&probe); ok {
+		return probe, true
 	}
-	return added, nil
+	if f.missing[id] || f.added == f.limit {
+		return RetrievalItem{}, false
+	}
+	page, source, err := f.r.getPage(f.ctx, f.timeout, f.runs, id)
+	if err != nil {
+		f.errs = append(f.errs, err)
+	}
+	if source == "" {
+		f.missing[id] = true
+		return RetrievalItem{}, false
+	}
+	f.added++
+	return RetrievalItem{Kind: ItemPage, Page: &page, Source: source}, true
+}
+
+// err joins the fetch errors under what, or returns nil.
+func (f *pageFetcher) err(what string) error {
+	if len(f.errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", what, errors.Join(f.errs...))
 }
 
 // answerPagesWeight scales the pages that mention an entity the graph

@@ -92,15 +92,18 @@ const (
 	spreadMinShare = 1e-3
 )
 
+// spreadSeed is an entity page spreading starts from, and its weight.
 type spreadSeed struct {
 	node   int32
 	weight float64
 }
 
+// pageMass is a page's score from page spreading, and the ID of the
+// entity that handed it most.
 type pageMass struct {
 	page  string
 	score float64
-	via   int32
+	via   string
 }
 
 // spreadPages runs page spreading over g from the question's links, or
@@ -114,8 +117,9 @@ func (g *InMemoryGraph) spreadPages(ctx context.Context, query string, content [
 	}
 	st := g.step(nil, asOf)
 	valid := func(rel int32) bool { return !st.timed || g.rels[rel].admits(st.at) }
-	act := make(map[int32]float64, 64)
+	act := make(map[int32]float64, 64) // what each entity keeps
 	front := make(map[int32]float64, len(seeds))
+	next := make(map[int32]float64)
 	for _, s := range seeds {
 		front[s.node] += s.weight
 	}
@@ -143,7 +147,7 @@ func (g *InMemoryGraph) spreadPages(ctx context.Context, query string, content [
 		if len(order) > spreadFrontier {
 			order = order[:spreadFrontier]
 		}
-		next := make(map[int32]float64, len(order)*4)
+		clear(next)
 		for _, u := range order {
 			nd := &g.nodes[u]
 			deg := 0
@@ -170,38 +174,40 @@ func (g *InMemoryGraph) spreadPages(ctx context.Context, query string, content [
 				}
 			}
 		}
-		front = next
+		front, next = next, front
 	}
-	// Sum in a fixed order, so that equal paths give equal scores.
+	// Hand each entity's share to its pages, summing in a fixed order so
+	// that equal paths give equal scores.
 	reached := make([]int32, 0, len(act))
 	for n := range act {
 		reached = append(reached, n)
 	}
 	slices.Sort(reached)
-	mass := make(map[string]*pageMass)
-	best := make(map[string]float64)
+	type acc struct {
+		score, best float64 // the sum of the shares, the largest share
+		via         int32   // the entity that handed the largest share
+	}
+	mass := make(map[string]*acc)
 	for _, n := range reached {
-		a := act[n]
 		srcs := g.nodes[n].sourceIDs()
 		if len(srcs) == 0 {
 			continue
 		}
-		share := a / float64(len(srcs))
+		share := act[n] / float64(len(srcs))
 		for _, s := range srcs {
-			pm := mass[s]
-			if pm == nil {
-				pm = &pageMass{page: s, via: n}
-				mass[s] = pm
-				best[s] = share
-			} else if share > best[s] || share == best[s] && g.nodes[n].id < g.nodes[pm.via].id {
-				pm.via, best[s] = n, share
+			a := mass[s]
+			if a == nil {
+				a = &acc{best: share, via: n}
+				mass[s] = a
+			} else if share > a.best || share == a.best && g.nodes[n].id < g.nodes[a.via].id {
+				a.best, a.via = share, n
 			}
-			pm.score += share
+			a.score += share
 		}
 	}
 	out := make([]pageMass, 0, len(mass))
-	for _, pm := range mass {
-		out = append(out, *pm)
+	for page, a := range mass {
+		out = append(out, pageMass{page: page, score: a.score, via: g.nodes[a.via].id})
 	}
 	slices.SortFunc(out, func(a, b pageMass) int {
 		if c := cmp.Compare(b.score, a.score); c != 0 {
@@ -212,6 +218,7 @@ func (g *InMemoryGraph) spreadPages(ctx context.Context, query string, content [
 	return out, nil
 }
 
+// sourceIDs returns the entity's SourceIDs, as stored.
 func (n *node) sourceIDs() []string {
 	if n.more == nil {
 		return nil
@@ -267,29 +274,17 @@ func (g *InMemoryGraph) specificity(n int32) float64 {
 	return 1 / math.Max(1, float64(len(g.nodes[n].sourceIDs())))
 }
 
-// pageSpreader is implemented by InMemoryGraph and the types embedding
-// it; page spreading runs over no other graph.
-type pageSpreader interface {
-	spread(ctx context.Context, query string, content []ScoredPage, mode SpreadMode, asOf AsOf) ([]pageMass, []string, error)
-}
-
 // spread runs page spreading under the graph's read lock, when mode asks
-// for it over this graph, and returns the pages, and for each the ID of
-// the entity that gave it most.
-func (g *InMemoryGraph) spread(ctx context.Context, query string, content []ScoredPage, mode SpreadMode, asOf AsOf) ([]pageMass, []string, error) {
+// for it over this graph (see questionAnswerer).
+func (g *InMemoryGraph) spread(ctx context.Context, query string, content []ScoredPage, mode SpreadMode, asOf AsOf) ([]pageMass, error) {
 	if err := g.rlock(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer g.mu.RUnlock()
 	if mode == SpreadAuto && !(g.relCount >= freeTextRelations && float64(len(g.types.ids)) > freeTextShare*float64(g.relCount)) {
-		return nil, nil, nil
+		return nil, nil
 	}
-	pages, err := g.spreadPages(ctx, query, content, asOf)
-	via := make([]string, len(pages))
-	for i, pm := range pages {
-		via[i] = g.nodes[pm.via].id
-	}
-	return pages, via, err
+	return g.spreadPages(ctx, query, content, asOf)
 }
 
 // spreadGraphs gives the pages that page spreading reaches over each graph
@@ -298,43 +293,36 @@ func (g *InMemoryGraph) spread(ctx context.Context, query string, content []Scor
 // the entity that gave it most). It returns how many pages it scored.
 func (r *MemoryRetriever) spreadGraphs(ctx context.Context, cfg RetrieverConfig, query string, runs []sourceRun, c *candidates) (int, error) {
 	content := seedPages(runs, spreadSeedPages)
-	added, spread := 0, 0
+	f := r.pageFetcher(ctx, runs, c, cfg)
+	spread := 0
 	for i := range runs {
 		run := &runs[i]
 		if run.content || run.err != nil {
 			continue
 		}
-		sp, ok := r.graphs[run.index].g.(pageSpreader)
+		qa, ok := r.graphs[run.index].g.(questionAnswerer)
 		if !ok {
 			continue
 		}
-		pages, via, err := sp.spread(ctx, query, content, cfg.Spread, r.asOf())
+		pages, err := qa.spread(ctx, query, content, cfg.Spread, r.asOf())
 		if err != nil {
 			return spread, err
 		}
-		for k, pm := range pages {
-			if k == cfg.Candidates {
-				break
-			}
-			probe := RetrievalItem{Kind: ItemPage, Page: &KnowledgePage{ID: pm.page}}
-			j, ok := c.lookup(&probe)
+		for _, pm := range pages[:min(len(pages), cfg.Candidates)] {
+			probe, ok := f.find(pm.page)
 			if !ok {
-				if added == cfg.Candidates {
-					continue
-				}
-				page, source, err := r.getPage(ctx, cfg.SourceTimeout, runs, pm.page)
-				if err != nil || source == "" {
-					continue
-				}
-				probe = RetrievalItem{Kind: ItemPage, Page: &page, Source: source, Path: []string{via[k]}}
+				continue
+			}
+			j, in := c.lookup(&probe)
+			if !in {
+				probe.Path = []string{pm.via}
 				j = c.add(probe)
-				added++
 			}
 			c.spread[j] = max(c.spread[j], pm.score)
 			spread++
 		}
 	}
-	return spread, nil
+	return spread, f.err("page spreading")
 }
 
 // scorePages scores the pages of a Hybrid answer by their ranks in the

@@ -135,14 +135,7 @@ func requireRemoved(t testing.TB, ch kgmem.EntityChanges, want ...string) {
 // every change be delivered, and every answer be true of the graph now,
 // not that nothing else be.
 func changeFeedChecks() []check {
-	feedOf := func(t *testing.T, g kgmem.KnowledgeGraph) kgmem.EntityChangeFeed {
-		t.Helper()
-		f, ok := g.(kgmem.EntityChangeFeed)
-		if !ok {
-			t.Skip("the graph does not implement kgmem.EntityChangeFeed")
-		}
-		return f
-	}
+	feedOf := capability[kgmem.EntityChangeFeed]
 	return []check{
 		{"SinceZeroIsReset", func(t *testing.T, g kgmem.KnowledgeGraph) {
 			f := feedOf(t, g)

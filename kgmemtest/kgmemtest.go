@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,6 +53,17 @@ func Run(t *testing.T, newGraph func(t *testing.T) kgmem.KnowledgeGraph) {
 		})
 	}
 	runFindPaths(t, newGraph)
+}
+
+// capability returns g as the optional interface T, or skips the test when
+// g does not implement it.
+func capability[T any](t *testing.T, g kgmem.KnowledgeGraph) T {
+	t.Helper()
+	c, ok := g.(T)
+	if !ok {
+		t.Skipf("the graph does not implement %s", reflect.TypeFor[T]())
+	}
+	return c
 }
 
 // check is one subtest of the suite; it receives a fresh, empty graph.
@@ -2017,14 +2029,7 @@ func requireCounts(t testing.TB, g kgmem.KnowledgeGraph, want map[string]int) {
 
 // nameChecks check kgmem.NameFinder; they skip for a graph without it.
 func nameChecks() []check {
-	finder := func(t *testing.T, g kgmem.KnowledgeGraph) kgmem.NameFinder {
-		t.Helper()
-		nf, ok := g.(kgmem.NameFinder)
-		if !ok {
-			t.Skip("the graph does not implement kgmem.NameFinder")
-		}
-		return nf
-	}
+	finder := capability[kgmem.NameFinder]
 	setup := func(t testing.TB, g kgmem.KnowledgeGraph) {
 		t.Helper()
 		for _, e := range []kgmem.Entity{
