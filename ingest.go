@@ -80,6 +80,7 @@ type ingestConfig struct {
 	source        string
 	sourceSet     bool
 	strict        bool
+	exact         bool // WithExactNames
 	replace       bool
 	placeholders  bool
 	localIDs      bool
@@ -119,6 +120,17 @@ func WithSource(pageID string) IngestOption {
 // IngestReport.Skipped.
 func WithStrict() IngestOption {
 	return ingestOptionFunc(func(c *ingestConfig) { c.strict = true })
+}
+
+// WithExactNames turns off Ingest's drift rules (see Surface-form drift
+// under Ingest): names and aliases then match only when equal after case
+// folding and white space, an entity only one of the same type (or a
+// placeholder), and relation types are stored as written, case-folded and
+// with '_' for white space ("WorksAt" stays "worksat", apart from
+// "works_at"). Use it when the extraction's types and spellings are
+// curated and two forms that look alike are two things.
+func WithExactNames() IngestOption {
+	return ingestOptionFunc(func(c *ingestConfig) { c.exact = true })
 }
 
 // WithReplace makes Ingest write each resolved entity and relation as the
@@ -227,6 +239,29 @@ type IngestReport struct {
 	// are also counted in RelationsUpdated (or RelationsCreated, for a
 	// value the same extraction added). Only written relations are listed.
 	Ended []Relation
+	// Unified lists what the drift rules read as another form of something
+	// held (see Surface-form drift under Ingest): extracted entities and
+	// relation endpoints resolved to an entity of another type or under a
+	// name that differs only in punctuation, and relation types stored in
+	// another spelling than written (once per spelling), entities first,
+	// then relations, each by index. It is empty with WithExactNames.
+	Unified []UnifiedItem
+}
+
+// UnifiedItem is an extracted entity, relation endpoint or relation type
+// that Ingest's drift rules resolved to another form.
+type UnifiedItem struct {
+	Kind   SkippedKind // SkippedEntity or SkippedRelation
+	Index  int         // position in Extraction.Entities or Extraction.Relations
+	Ref    string      // the name or relation type as written
+	Into   string      // the entity ID, or the relation type, it was stored as
+	Reason string      // human-readable, such as `type "human" read as the type "person" of person:tom`
+}
+
+// String renders the item as `entity 1 ("Tom") into person:tom: type
+// "human" read as "person"`.
+func (u UnifiedItem) String() string {
+	return fmt.Sprintf("%s %d (%s) into %s: %s", u.Kind, u.Index, quote.Value(u.Ref), u.Into, u.Reason)
 }
 
 // SkippedItem is an extracted entity or relation that Ingest did not
@@ -342,9 +377,47 @@ func normalizeSurface(s string, sep byte) string {
 // nameKey is the form in which Ingest compares names and aliases.
 func nameKey(s string) string { return normalizeSurface(s, ' ') }
 
-// typeKey is the form in which Ingest stores and compares entity and
-// relation types: normalised with '_' for white space.
+// typeKey is the form in which Ingest stores and compares entity types:
+// normalised with '_' for white space.
 func typeKey(s string) string { return normalizeSurface(s, '_') }
+
+// relationTypeKey is the form in which Ingest stores relation types: typeKey
+// of the type with its camel-case words split and hyphens read as white
+// space, so that "WorksAt", "works-at", "works at" and "Works_At" are all
+// works_at. Runs of separators collapse to one '_'.
+func relationTypeKey(s string) string {
+	s = splitCamel(s)
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		if r == '-' || r == '_' {
+			r = ' '
+		}
+		b.WriteRune(r)
+	}
+	return typeKey(b.String())
+}
+
+// relationType is the stored form of an extracted relation type: see
+// relationTypeKey and WithExactNames.
+func (c *ingestConfig) relationType(s string) string {
+	if c.exact {
+		return typeKey(s)
+	}
+	return relationTypeKey(s)
+}
+
+// looseNameKey is the form in which Ingest's drift rules compare names:
+// the match key of linking (case and width folded, punctuation between
+// and around words ignored: "ACME Corp." and "Acme Corp" agree), "" for a
+// name without one.
+func looseNameKey(s string) string {
+	k, _, ok := linkKey(s)
+	if !ok {
+		return ""
+	}
+	return k
+}
 
 // entityTypeKey is typeKey with DefaultEntityType for an empty type.
 func entityTypeKey(s string) string {
@@ -473,6 +546,9 @@ type ingestPlanner struct {
 	// refMemo remembers how relation references resolved by name, keyed
 	// by reference and stated type (see resolveRef).
 	refMemo map[[2]string]refResolution
+	// respelled holds the relation types (typeKey) this call stored in
+	// another spelling, reported once each in IngestReport.Unified.
+	respelled map[string]bool
 	// graphRels caches the relations the graph holds from one entity
 	// with one type, for graphs without ingestRelationGetter.
 	graphRels map[[2]string]map[string]Relation
@@ -895,14 +971,20 @@ func (p *ingestPlanner) loadCandidates(surfaces []string) error {
 	if len(surfaces) == 0 {
 		return nil
 	}
-	want := make(map[string]bool, len(surfaces))
+	want := make(map[string]bool, 2*len(surfaces))
 	for _, s := range surfaces {
 		want[nameKey(s)] = true
+		if lk := looseNameKey(s); lk != "" && !p.cfg.exact {
+			want[anyLooseKey(lk)] = true
+		}
+	}
+	wanted := func(s string) bool {
+		return want[nameKey(s)] || (!p.cfg.exact && want[anyLooseKey(looseNameKey(s))])
 	}
 	keep := func(e Entity) {
-		match := want[nameKey(e.Name)]
+		match := wanted(e.Name)
 		for _, a := range e.Aliases {
-			match = match || want[nameKey(a)]
+			match = match || wanted(a)
 		}
 		if match {
 			p.load(e)
@@ -970,6 +1052,22 @@ func typedNameKey(typ, key string) string  { return "t\x00" + typ + "\x00" + key
 func anyNameKey(key string) string         { return "n\x00" + key }
 func placeholderNameKey(key string) string { return "p\x00" + key }
 
+// typedLooseKey and anyLooseKey file names by looseNameKey, for the drift
+// rules; "" for a name without a loose key.
+func typedLooseKey(typ, key string) string {
+	if key == "" {
+		return ""
+	}
+	return "T\x00" + typ + "\x00" + key
+}
+
+func anyLooseKey(key string) string {
+	if key == "" {
+		return ""
+	}
+	return "N\x00" + key
+}
+
 // file indexes ent under its current name and aliases. Entries are never
 // removed: an entity stays findable under the names the graph held it by,
 // even when WithReplace drops them.
@@ -992,9 +1090,17 @@ func (p *ingestPlanner) fileName(ent *ingestEntity, s string, alias bool) {
 		return
 	}
 	n := ingestName{id: ent.e.ID, alias: alias}
-	keys := [3]string{typedNameKey(entityTypeKey(ent.e.Type), k), anyNameKey(k)}
+	typ := entityTypeKey(ent.e.Type)
+	keys := [7]string{typedNameKey(typ, k), anyNameKey(k)}
 	if ent.placeholder() {
 		keys[2] = placeholderNameKey(k)
+	}
+	if !p.cfg.exact {
+		lk := looseNameKey(s)
+		keys[3], keys[4] = typedLooseKey(typ, lk), anyLooseKey(lk)
+		if fam := typeFamily(typ); fam != "" {
+			keys[5], keys[6] = familyKey(fam, k), familyKey(fam, "~"+lk)
+		}
 	}
 	for _, key := range keys {
 		if key == "" {
@@ -1066,33 +1172,154 @@ func (p *ingestPlanner) choose(c map[string]int, preferWritten bool) (string, []
 }
 
 // resolveEntity returns the ID of the known entity in means, "" for none,
-// or the entities it matches equally well.
-func (p *ingestPlanner) resolveEntity(in *ingestInput) (string, []string) {
+// or the entities it matches equally well; drift says why, when a drift
+// rule resolved it.
+func (p *ingestPlanner) resolveEntity(in *ingestInput) (id string, ambiguous []string, drift string) {
 	if id := in.explicitID; id != "" {
 		if _, ok := p.known[id]; ok && !p.cfg.localIDs {
-			return id, nil
+			return id, nil, ""
 		}
 		if resolved, ok := p.local[id]; ok {
-			return resolved, nil
+			return resolved, nil, ""
 		}
 	}
 	if id := DeriveEntityID(in.e.Type, in.e.Name); p.known[id] != nil {
-		return id, nil
+		return id, nil, ""
 	}
 	c := make(map[string]int)
-	p.candidates(c, typedNameKey(in.e.Type, nameKey(in.e.Name)), false, nil)
-	for _, a := range in.e.Aliases {
-		p.candidates(c, typedNameKey(in.e.Type, nameKey(a)), true, nil)
-	}
-	if len(c) == 0 {
-		// Entities filed as placeholders may have been merged into since.
-		isPlaceholder := func(ent *ingestEntity) bool { return ent.placeholder() }
-		p.candidates(c, placeholderNameKey(nameKey(in.e.Name)), false, isPlaceholder)
+	byName := func(key func(name string) string, filter func(*ingestEntity) bool) {
+		p.candidates(c, key(in.e.Name), false, filter)
 		for _, a := range in.e.Aliases {
-			p.candidates(c, placeholderNameKey(nameKey(a)), true, isPlaceholder)
+			p.candidates(c, key(a), true, filter)
 		}
 	}
-	return p.choose(c, false)
+	byName(func(s string) string { return typedNameKey(in.e.Type, nameKey(s)) }, nil)
+	if len(c) == 0 {
+		// Entities filed as placeholders may have been merged into since.
+		byName(func(s string) string { return placeholderNameKey(nameKey(s)) }, func(ent *ingestEntity) bool { return ent.placeholder() })
+	}
+	if len(c) > 0 || p.cfg.exact {
+		id, ambiguous := p.choose(c, false)
+		return id, ambiguous, ""
+	}
+	// The drift rules, each only when the ones before found nothing, and
+	// each only for exactly one entity: the same type under a looser name;
+	// another type of the same family (person and human) under the name,
+	// then a looser one; an untyped entity so named; and, for an untyped
+	// mention, an entity of any type.
+	typ := in.e.Type
+	var levels []string
+	add := func(keys ...string) { levels = append(levels, keys...) }
+	add("T")
+	if typeFamily(typ) != "" {
+		add("F", "FL")
+	}
+	if typ != DefaultEntityType {
+		add("U", "UL")
+	} else {
+		add("N", "NL")
+	}
+	fam := typeFamily(typ)
+	for _, level := range levels {
+		key := func(s string) string {
+			switch level {
+			case "T":
+				return typedLooseKey(typ, looseNameKey(s))
+			case "F":
+				return familyKey(fam, nameKey(s))
+			case "FL":
+				return familyKey(fam, "~"+looseNameKey(s))
+			case "U":
+				return typedNameKey(DefaultEntityType, nameKey(s))
+			case "UL":
+				return typedLooseKey(DefaultEntityType, looseNameKey(s))
+			case "N":
+				return anyNameKey(nameKey(s))
+			}
+			return anyLooseKey(looseNameKey(s))
+		}
+		id, n := "", 0
+		for _, s := range append([]string{in.e.Name}, in.e.Aliases...) {
+			if id, n = p.unique(key(s), id, n); n > 1 {
+				break
+			}
+		}
+		switch {
+		case n == 1:
+			return id, nil, p.driftReason(in.e.Name, typ, p.known[id])
+		case n > 1:
+			return "", nil, "" // several: a new entity, as without the rules
+		}
+	}
+	return "", nil, ""
+}
+
+// unique scans the entities filed under key, given the one found so far
+// (id, of n found): it returns the one entity when there is exactly one,
+// and n > 1 as soon as there are two, without reading further.
+func (p *ingestPlanner) unique(key, id string, n int) (string, int) {
+	if key == "" {
+		return id, n
+	}
+	for _, e := range p.names[key] {
+		if n == 0 {
+			id, n = e.id, 1
+		} else if e.id != id {
+			return id, 2
+		}
+	}
+	return id, n
+}
+
+// typeFamilies groups entity types (typeKey) that name one kind of thing,
+// as models and the common named-entity label sets spell it: a mention of
+// one merges into an entity of another by the drift rules.
+var typeFamilies = func() map[string]string {
+	m := make(map[string]string)
+	for fam, types := range map[string][]string{
+		"person":       {"person", "human", "people", "individual", "per", "man", "woman"},
+		"organization": {"organization", "organisation", "org", "company", "corporation", "business", "firm", "enterprise", "institution", "agency", "university", "college", "school", "educational_institution"},
+		"location":     {"location", "place", "loc", "gpe", "city", "town", "country", "nation", "region", "area", "geo"},
+		"work":         {"work", "work_of_art", "creative_work", "film", "movie", "book", "novel", "literary_work", "song", "album"},
+		"time":         {"date", "time", "year"},
+		"event":        {"event"},
+		"人":            {"人", "人物", "人员"},
+		"组织":           {"组织", "机构", "公司", "企业"},
+		"地点":           {"地点", "地方", "城市", "国家", "地区"},
+	} {
+		for _, t := range types {
+			m[t] = fam
+		}
+	}
+	return m
+}()
+
+// typeFamily returns the family of an entity type (typeKey), "" for a type
+// in none.
+func typeFamily(typ string) string { return typeFamilies[typ] }
+
+// familyKey files names by the family of their entity's type.
+func familyKey(fam, key string) string {
+	if fam == "" || key == "" || key == "~" {
+		return ""
+	}
+	return "F\x00" + fam + "\x00" + key
+}
+
+// driftReason describes how the name and type (normalised) as written
+// differ from the entity ent they were resolved to.
+func (p *ingestPlanner) driftReason(name, typ string, ent *ingestEntity) string {
+	var parts []string
+	if held := entityTypeKey(ent.e.Type); typ != "" && held != typ {
+		parts = append(parts, fmt.Sprintf("type %s read as %s", quote.Value(typ), quote.Value(held)))
+	}
+	if k := nameKey(name); k != nameKey(ent.e.Name) && !slices.ContainsFunc(ent.e.Aliases, func(a string) bool { return nameKey(a) == k }) {
+		parts = append(parts, fmt.Sprintf("name %s read as %s", quote.Value(name), quote.Value(ent.e.Name)))
+	}
+	if len(parts) == 0 {
+		return "matched by an alias of another type"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // planEntities resolves every valid extracted entity and merges it into
@@ -1105,10 +1332,13 @@ func (p *ingestPlanner) planEntities(inputs []ingestInput) {
 			p.skip(SkippedEntity, i, in.ref, in.skip)
 			continue
 		}
-		id, ambiguous := p.resolveEntity(in)
+		id, ambiguous, drift := p.resolveEntity(in)
 		if len(ambiguous) > 0 {
 			p.skip(SkippedEntity, i, in.ref, "ambiguous: matches entities "+quoteList(ambiguous))
 			continue
+		}
+		if drift != "" {
+			p.report.Unified = append(p.report.Unified, UnifiedItem{Kind: SkippedEntity, Index: i, Ref: in.ref, Into: id, Reason: drift})
 		}
 		var ent *ingestEntity
 		if id == "" {
@@ -1296,6 +1526,7 @@ type endpoint struct {
 	ambiguous []string
 	phType    string
 	phName    string
+	drift     string // why a drift rule resolved it; "" when none did
 }
 
 // resolveRef resolves a relation endpoint reference, by the rules Ingest
@@ -1312,31 +1543,51 @@ func (p *ingestPlanner) resolveRef(ref, refType string) endpoint {
 	if p.known[derived] != nil {
 		return endpoint{id: derived}
 	}
-	var keys [2]string
+	// Exact keys first (typed, any type), then the drift rules' loose
+	// ones (typed, any type).
+	var keys [4]string
 	if typ != "" {
 		keys[0] = typedNameKey(typ, nameKey(name))
 	}
 	keys[1] = anyNameKey(nameKey(ref))
+	if !p.cfg.exact {
+		if typ != "" {
+			keys[2] = typedLooseKey(typ, looseNameKey(name))
+		}
+		keys[3] = anyLooseKey(looseNameKey(ref))
+	}
+	var lens [4]int
+	for i, k := range keys {
+		lens[i] = len(p.names[k])
+	}
 	// A reference resolved before resolves the same way while no entity
 	// it could mean has appeared since: its ID and derived ID are still
 	// unknown (checked above) and the name lists it read have not grown.
 	// Without this, every relation naming a name that thousands of
 	// entities share would read all of them again.
 	mk := [2]string{ref, refType}
-	if m, ok := p.refMemo[mk]; ok && len(p.names[keys[0]]) == m.lens[0] && len(p.names[keys[1]]) == m.lens[1] {
+	if m, ok := p.refMemo[mk]; ok && m.lens == lens {
 		return m.end
 	}
 	c := make(map[string]int)
-	if keys[0] != "" {
-		p.candidates(c, keys[0], false, nil)
-	}
-	if len(c) == 0 {
-		p.candidates(c, keys[1], false, nil)
-	}
 	var end endpoint
-	if id, ambiguous := p.choose(c, true); id != "" || len(ambiguous) > 0 {
-		end = endpoint{id: id, ambiguous: ambiguous}
-	} else {
+	for i, k := range keys {
+		if k == "" {
+			continue
+		}
+		p.candidates(c, k, false, nil)
+		if len(c) == 0 {
+			continue
+		}
+		id, ambiguous := p.choose(c, true)
+		if i < 2 {
+			end = endpoint{id: id, ambiguous: ambiguous}
+		} else if id != "" {
+			end = endpoint{id: id, drift: p.driftReason(name, typ, p.known[id])}
+		}
+		break
+	}
+	if end.id == "" && len(end.ambiguous) == 0 {
 		if typ == "" {
 			typ = DefaultEntityType
 		}
@@ -1345,7 +1596,7 @@ func (p *ingestPlanner) resolveRef(ref, refType string) endpoint {
 	if p.refMemo == nil {
 		p.refMemo = make(map[[2]string]refResolution)
 	}
-	p.refMemo[mk] = refResolution{end: end, lens: [2]int{len(p.names[keys[0]]), len(p.names[keys[1]])}}
+	p.refMemo[mk] = refResolution{end: end, lens: lens}
 	return end
 }
 
@@ -1353,7 +1604,7 @@ func (p *ingestPlanner) resolveRef(ref, refType string) endpoint {
 // lengths of the name lists it read then.
 type refResolution struct {
 	end  endpoint
-	lens [2]int
+	lens [4]int
 }
 
 // weight applies the weight policy: it returns the weight to write,
@@ -1381,7 +1632,7 @@ func (p *ingestPlanner) planRelations(xs []ExtractedRelation) error {
 	for i := range xs {
 		x := &xs[i]
 		src, dst := strings.TrimSpace(x.Source), strings.TrimSpace(x.Target)
-		typ := typeKey(x.Type)
+		typ := p.cfg.relationType(x.Type)
 		shown := fmt.Sprintf("%s -[%s]-> %s", src, strings.TrimSpace(x.Type), dst)
 		skip := func(ref, reason string) { p.skip(SkippedRelation, i, ref, reason) }
 		if !x.validUTF8() {
@@ -1442,10 +1693,21 @@ func (p *ingestPlanner) planRelations(xs []ExtractedRelation) error {
 		if !ok {
 			continue
 		}
-		for _, e := range ends {
+		for j, e := range ends {
 			if e.phName != "" && p.known[e.id] == nil {
 				p.addPlaceholder(e)
 			}
+			if e.drift != "" {
+				p.report.Unified = append(p.report.Unified, UnifiedItem{Kind: SkippedRelation, Index: i, Ref: refs[j], Into: e.id, Reason: e.drift})
+			}
+		}
+		if written := typeKey(x.Type); written != typ && !p.respelled[written] {
+			if p.respelled == nil {
+				p.respelled = make(map[string]bool)
+			}
+			p.respelled[written] = true
+			p.report.Unified = append(p.report.Unified, UnifiedItem{Kind: SkippedRelation, Index: i, Ref: strings.TrimSpace(x.Type), Into: typ,
+				Reason: fmt.Sprintf("relation type %s stored as %s", quote.Value(strings.TrimSpace(x.Type)), quote.Value(typ))})
 		}
 		if clamped {
 			p.report.WeightsClamped++

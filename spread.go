@@ -41,9 +41,10 @@ type SpreadMode uint8
 const (
 	// SpreadAuto is the zero value: page spreading runs over a graph whose
 	// relation types read as free text, as open extraction writes them —
-	// at least 50 relations, and more than one distinct
-	// type for every five relations (MuSiQue's extraction: 5,034 types
-	// over 17,038 relations; a curated graph has a few dozen types) —
+	// at least 50 relations, and at least 100 distinct types or more than
+	// one distinct type for every five relations (MuSiQue's extraction:
+	// 5,034 types over 17,038 relations; kgmem's generated extractions:
+	// 137 over 17,000 and 38,000; a curated graph has a few dozen) —
 	// and not over others.
 	SpreadAuto SpreadMode = iota
 	// SpreadOff never runs page spreading.
@@ -69,6 +70,10 @@ func (m SpreadMode) String() string {
 // freeTextRelations is the fewest relations a graph must have for
 // SpreadAuto to read its relation types as free text.
 const freeTextRelations = 50
+
+// freeTextTypes is the fewest distinct relation types that make SpreadAuto
+// read a graph's types as free text, however many relations it has.
+const freeTextTypes = 100
 
 // Page spreading's settings, chosen on musique-dev and the two generated
 // sets together (README, Evaluation): three steps (one gives 1–3 points
@@ -274,6 +279,13 @@ func (g *InMemoryGraph) specificity(n int32) float64 {
 	return 1 / math.Max(1, float64(len(g.nodes[n].sourceIDs())))
 }
 
+// freeTextTypes says whether the graph's relation types read as an open
+// extraction's (see SpreadAuto).
+func (g *InMemoryGraph) freeTextTypes() bool {
+	types := len(g.types.ids)
+	return g.relCount >= freeTextRelations && (types >= freeTextTypes || float64(types) > freeTextShare*float64(g.relCount))
+}
+
 // spread runs page spreading under the graph's read lock, when mode asks
 // for it over this graph (see questionAnswerer).
 func (g *InMemoryGraph) spread(ctx context.Context, query string, content []ScoredPage, mode SpreadMode, asOf AsOf) ([]pageMass, error) {
@@ -281,7 +293,7 @@ func (g *InMemoryGraph) spread(ctx context.Context, query string, content []Scor
 		return nil, err
 	}
 	defer g.mu.RUnlock()
-	if mode == SpreadAuto && !(g.relCount >= freeTextRelations && float64(len(g.types.ids)) > freeTextShare*float64(g.relCount)) {
+	if mode == SpreadAuto && !g.freeTextTypes() {
 		return nil, nil
 	}
 	return g.spreadPages(ctx, query, content, asOf)
@@ -372,3 +384,4 @@ func (c *candidates) scorePages() {
 		c.items[i].Score = min(1, s/norm)
 	}
 }
+

@@ -27,6 +27,9 @@ func WithSingleValuedTypes(types ...string) IngestOption {
 				return
 			}
 			c.singleValued = append(c.singleValued, k)
+			if rk := relationTypeKey(t); rk != k {
+				c.singleValued = append(c.singleValued, rk) // as stored unless WithExactNames
+			}
 		}
 	})
 }
@@ -197,7 +200,7 @@ func (p *ingestPlanner) supersede() error {
 	types := slices.Clone(p.cfg.singleValued)
 	if d, ok := p.g.(SingleValuedDeclarer); ok {
 		for _, t := range d.SingleValuedTypes() {
-			types = append(types, t, typeKey(t))
+			types = append(types, t, typeKey(t), relationTypeKey(t))
 		}
 	}
 	if len(types) == 0 {
