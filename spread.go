@@ -384,4 +384,3 @@ func (c *candidates) scorePages() {
 		c.items[i].Score = min(1, s/norm)
 	}
 }
-
