@@ -210,6 +210,7 @@ type memoryRecord struct {
 	Entities  []Entity       `json:"entities,omitempty"`
 	Relations []Relation     `json:"relations,omitempty"`
 	ID        string         `json:"id,omitempty"`
+	Into      string         `json:"into,omitempty"`
 	Key       *RelationKey   `json:"key,omitempty"`
 	Tags      []string       `json:"tags,omitempty"`
 	Page      *KnowledgePage `json:"page,omitempty"`
@@ -227,12 +228,12 @@ func (mm memoryMachine) Replay(version int, body []byte) error {
 	}
 	switch r.Op {
 	case opPutPage, opDeletePage:
-		if r.Entities != nil || r.Relations != nil || r.Key != nil || r.Tags != nil {
+		if r.Entities != nil || r.Relations != nil || r.Key != nil || r.Tags != nil || r.Into != "" {
 			return malformed(r.Op)
 		}
 		return m.store.replay(&pageMutation{Op: r.Op, Page: r.Page, ID: r.ID, Model: r.Model, Vector: r.Vector})
 	case opIngest:
-		if r.Page == nil || r.ID != "" || r.Key != nil || r.Tags != nil {
+		if r.Page == nil || r.ID != "" || r.Key != nil || r.Tags != nil || r.Into != "" {
 			return malformed(r.Op)
 		}
 		pm := &pageMutation{Op: opPutPage, Page: r.Page, Model: r.Model, Vector: r.Vector}
@@ -247,7 +248,7 @@ func (mm memoryMachine) Replay(version int, body []byte) error {
 	if r.Page != nil || r.Vector != nil || r.Model != "" {
 		return malformed(r.Op)
 	}
-	return m.graph.replay(&mutation{Op: r.Op, Entities: r.Entities, Relations: r.Relations, ID: r.ID, Key: r.Key, Tags: r.Tags})
+	return m.graph.replay(&mutation{Op: r.Op, Entities: r.Entities, Relations: r.Relations, ID: r.ID, Into: r.Into, Key: r.Key, Tags: r.Tags})
 }
 
 func (mm memoryMachine) Capture(mark func() uint64) wal.Snapshot {

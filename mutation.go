@@ -19,7 +19,8 @@ type mutation struct {
 	Op        mutationOp   `json:"op"`
 	Entities  []Entity     `json:"entities,omitempty"`  // opAddEntity (one), opAddBatch
 	Relations []Relation   `json:"relations,omitempty"` // opAddRelation (one), opAddBatch
-	ID        string       `json:"id,omitempty"`        // opRemoveEntity, opSetTags, opRemoveSource
+	ID        string       `json:"id,omitempty"`        // opRemoveEntity, opSetTags, opRemoveSource, opMerge (from)
+	Into      string       `json:"into,omitempty"`      // opMerge
 	Key       *RelationKey `json:"key,omitempty"`       // opRemoveRelation
 	Tags      []string     `json:"tags,omitempty"`      // opSetTags
 
@@ -34,7 +35,8 @@ type mutation struct {
 
 	// Set by resolve (under the lock).
 	noop     bool       // changes nothing; not journaled
-	slot     int32      // opRemoveEntity, opSetTags: the entity
+	slot     int32      // opRemoveEntity, opSetTags, opMerge: the entity
+	merge    *mergePlan // opMerge
 	rel      int32      // opRemoveRelation: the relation
 	src, dst int32      // opAddRelation: the endpoints
 	ends     [][2]int32 // opAddBatch: endpoints, -1 for an entity of the batch
@@ -53,6 +55,7 @@ const (
 	opSetTags        mutationOp = "set_tags"
 	opAddBatch       mutationOp = "add_batch"
 	opRemoveSource   mutationOp = "remove_source"
+	opMerge          mutationOp = "merge"
 	opReplace        mutationOp = "replace" // ReadFrom; journaled as a snapshot, never as a record
 	opPutPage        mutationOp = "put_page"
 	opDeletePage     mutationOp = "delete_page"
@@ -189,6 +192,8 @@ func (g *InMemoryGraph) check(m *mutation) error {
 			return err
 		}
 		return validateSourceID(m.ID)
+	case opMerge:
+		return checkMerge(m)
 	case opReplace:
 		if m.replayed || m.fresh == nil {
 			return malformed(m.Op)
@@ -257,6 +262,8 @@ func (g *InMemoryGraph) resolve(m *mutation) error {
 		}
 	case opRemoveSource:
 		m.noop = !g.cites(m.ID)
+	case opMerge:
+		return g.resolveMerge(m)
 	}
 	return nil
 }
@@ -279,6 +286,8 @@ func (g *InMemoryGraph) do(m *mutation) {
 		g.addBatch(m)
 	case opRemoveSource:
 		m.removed = g.removeSource(m.ID)
+	case opMerge:
+		g.doMerge(m)
 	case opReplace:
 		g.adopt(m.fresh)
 	}

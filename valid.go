@@ -377,8 +377,8 @@ func History(ctx context.Context, g KnowledgeGraph, id string, opts HistoryOptio
 // InMemoryGraph lists them directly; another graph is asked once per
 // relation type, since GetRelated reports one relation per neighbour.
 func historyRelations(ctx context.Context, g KnowledgeGraph, id string, o TraverseOptions) ([]Relation, error) {
-	if mg, ok := g.(*InMemoryGraph); ok {
-		return mg.around(ctx, id, o)
+	if mg, ok := g.(memGraph); ok { // DurableGraph and a Memory's graph too
+		return mg.inMemory().around(ctx, id, o)
 	}
 	related, err := g.GetRelated(ctx, id, o)
 	if err != nil {
