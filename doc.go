@@ -149,4 +149,272 @@
 // and the retriever, through more calls. Package
 // kgmem/kgmemtest checks it against the contract, and the module
 // github.com/kgmem/kgmem/pgraph is such a backend on PostgreSQL.
+//
+// # Durable memory
+//
+// [OpenMemory] opens a memory that survives restarts and crashes: a graph,
+// a page store and a retriever over both, kept in a directory. [OpenGraph]
+// and [OpenStore] open a graph or a page store alone the same way. Each
+// takes the directory for its own and locks it; each write appends a record
+// to a write-ahead journal before it returns (and syncs it, under the
+// default SyncAlways); Open loads the last snapshot and replays the
+// journal; Compact (run automatically once the journal outgrows
+// WithCompactThreshold) folds the journal into a new snapshot; Close
+// releases the files. Files in the directory:
+//
+//	memory.snapshot, memory.journal    OpenMemory's
+//	graph.snapshot, graph.journal      OpenGraph's
+//	pages.snapshot, pages.journal      OpenStore's
+//	*.tmp-*                            being written by a compaction; deleted by Open
+//	*.journal.damaged-<offset>         a damaged final record Open kept (see Recovery)
+//
+// The lock is an flock(2) on the directory itself, so deleting a file in it
+// cannot lift it: a second Open of the directory, in this process or
+// another, fails with an error wrapping [ErrLocked] until Close. (On
+// platforms without flock, such as Windows, only a second Open in the same
+// process is detected.)
+//
+// # Snapshots and journals
+//
+// A snapshot is written in the format described under Snapshots, with the
+// seq of the last journal record it holds in its header; a memory's is the
+// graph snapshot followed by the page snapshot, both with the same seq and
+// both declaring the checksum, and one checksum line after the last page
+// covers the whole file (see Checksums). Open verifies it while it loads
+// the snapshot, into a state of its own that it discards on failure: a
+// snapshot damaged anywhere (header, entities, relations, pages, vectors,
+// the checksum line) or cut short fails Open with an error wrapping
+// [ErrCorrupt] that names the file, and no file is renamed, cut or
+// rewritten. Snapshots written before checksums are read as before, and
+// keep their format until the next compaction rewrites them.
+// The journal is a sequence of frames:
+//
+//	[4 bytes: payload length L, little-endian uint32]
+//	[4 bytes: CRC-32C (Castagnoli) of the payload, little-endian uint32]
+//	[L bytes: payload, one JSON object]
+//
+// L is at most 64 MiB; a write whose record would be larger (an AddBatch
+// of some hundreds of thousands of relations) is refused with
+// ErrInvalidArgument. The first frame is the header
+//
+//	{"format":"kgmem-journal","version":2,"kind":"graph","base":S}
+//
+// where kind is "graph", "pages" or "memory" and base is the seq of the
+// snapshot the journal continues. Every other frame is one write, applied
+// in order:
+//
+//	{"seq":7,"op":"add_entity","entities":[{...Entity...}]}
+//	{"seq":8,"op":"add_relation","relations":[{...Relation...}]}
+//	{"seq":9,"op":"remove_entity","id":"person:alice"}
+//	{"seq":10,"op":"remove_relation","key":{"source_id":"a","target_id":"b","type":"knows"}}
+//	{"seq":11,"op":"set_tags","id":"a","tags":["x","y"]}
+//	{"seq":12,"op":"add_batch","entities":[...],"relations":[...]}
+//	{"seq":13,"op":"remove_source","id":"page-42"}
+//	{"seq":14,"op":"put_page","page":{...KnowledgePage...}}
+//	{"seq":15,"op":"delete_page","id":"page-42"}
+//	{"seq":16,"op":"ingest","page":{...},"entities":[...],"relations":[...]}
+//
+// With an embedder, put_page and ingest records also carry the page's
+// vector and the model that made it, "model":"m","vector":"<base64>" (see
+// Snapshots), so that Open replays them without calling the embedder; a
+// record whose vector is missing, or of another model or length than the
+// store's embedder, fails Open with an error wrapping ErrCorrupt and
+// ErrEmbeddingModel.
+//
+// Entities carry their tags normalised and relations their stored weight
+// and valid time (valid_from, valid_to, when set: UTC, to the
+// microsecond). A journal that holds a valid time keeps version 2: the
+// fields are optional, every record older kgmem wrote reads unchanged, and
+// older kgmem refuses a record with them as an unknown field rather than
+// dropping them. seq numbers the writes over the memory's whole life. Version 1 graph
+// journals and snapshots (written by kgmem's Open before OpenGraph) are
+// read, and rewritten in version 2 the first time they are opened.
+//
+// # Recovery
+//
+// Open loads the snapshot (seq S), skips the journal records up to S
+// (which an interrupted compaction leaves) and applies the rest, which
+// must follow one another from S+1. It fails with an error wrapping
+// [ErrCorrupt], changing nothing on disk, when the snapshot is damaged
+// (it fails its checksum or any check of its lines) or the files do not
+// fit: the journal continues a snapshot that is missing or older than its
+// base says (a snapshot deleted or restored from a backup), a snapshot has
+// no journal, records are missing, or a damaged record is followed by
+// valid ones. It never returns less than the files hold without saying so.
+//
+// The end of the journal is where a crash leaves its mark, and Open tells
+// two cases apart:
+//
+//   - A torn append (the frame is cut short, or the file ends in zeros): a
+//     crash interrupted the write. Open cuts it off and reports it in
+//     RecoveryStats.TornBytes. Under SyncAlways that write had not returned,
+//     so nothing acknowledged is lost.
+//   - A damaged record (a whole frame whose checksum does not match): bytes
+//     once written in full have changed. Open moves them to
+//     <name>.journal.damaged-<offset>, cuts them off and reports the file in
+//     RecoveryStats.DamagedFile; with WithStrictRecovery it refuses to open
+//     instead, leaving the files as they are for inspection.
+//
+// This is the choice of RocksDB's kTolerateCorruptedTailRecords for torn
+// appends; for damage, where SQLite (whose WAL recovery ignores frames past
+// the last valid checksum) and RocksDB's default point-in-time recovery
+// drop the record silently, kgmem keeps its bytes and says so, and strict
+// mode gives the refusal of RocksDB's kAbsoluteConsistency.
+//
+// # Sync policies
+//
+// Every write reaches the operating system (one write(2) of its whole
+// record) before it returns, so a crash of the process loses nothing
+// acknowledged under any policy. The policies differ when the machine
+// crashes or loses power:
+//
+//   - SyncAlways (the default) syncs the journal (fsync) before each write
+//     returns: nothing acknowledged is lost.
+//   - SyncInterval syncs it from a background goroutine every interval
+//     (WithSyncInterval, default 1 s): the writes of about the last
+//     interval may be lost.
+//   - SyncNone never syncs it while open (Close does): what is lost is up
+//     to the operating system. For tests and data that can be rebuilt.
+//
+// # Journal failures
+//
+// A write whose record cannot be appended or synced is not applied, and
+// returns an error wrapping [ErrJournal]. Every later write is refused the
+// same way, rather than risk a journal with a gap or a torn record in its
+// middle; reads go on. A successful Compact starts a new journal and lifts
+// the refusal, as does reopening.
+//
+// # Snapshots
+//
+// [InMemoryGraph.WriteTo] and [InMemoryGraph.ReadFrom] turn a graph into a
+// byte stream and back, and [InMemoryKnowledgeStore] has the same two
+// methods; [SaveFile] and [LoadFile] write and read either as a file,
+// atomically. A graph snapshot is JSON Lines text in UTF-8: one JSON object
+// per line, each line ended by '\n'. The first line is the header:
+//
+//	{"format":"kgmem-graph","version":2,"seq":S,"entities":N,"relations":M,"checksum":"crc32c"}
+//
+// format is always "kgmem-graph"; kgmem reads versions 1, 2 and 3 (the
+// lines are the same; version 1 came before durable page stores, and
+// version 3 is the one whose relations may carry valid_from and valid_to,
+// RFC 3339 times in UTC). It writes version 3 when a relation has a valid
+// time and version 2 otherwise, so a graph that uses no valid time is
+// written in the lines of version 2 (older readers: see Checksums).
+// seq is present only in the snapshot of a durable graph or memory (see
+// Durable memory): the sequence number of the last journal record the
+// snapshot holds. entities and relations count the lines that follow: N
+// lines, one [Entity] each in its JSON form (the struct tags of Entity),
+// ordered by ID, then M lines, one [Relation] each, ordered by key
+// (source_id, target_id, type); after them comes the checksum line that
+// the header's "checksum" member declares (see Checksums). Empty fields
+// are left out, map keys are sorted, and floats are written in the
+// shortest form that reads back to the same value, so two equal graphs
+// always give byte-identical snapshots, whatever order they were built in.
+//
+// A line may be at most 64 MiB long, its newline excluded; WriteTo refuses
+// to write a longer one, so every snapshot it writes can be read back, and
+// a reader never holds more than one such line of a hostile input in
+// memory at a time.
+//
+// Reading checks every rule a write checks ([InMemoryGraph.AddEntity],
+// [InMemoryGraph.AddRelation]) and more: the header's format, version and
+// counts; valid UTF-8; no unknown field; no duplicate entity ID or relation
+// key; every relation's endpoints among the snapshot's entities; no entity
+// with more distinct tags than MaxTagsPerEntity (reading never drops data
+// silently); the checksum line, when the header declares one, and no
+// bytes after the last line. Tags are normalised as AddEntity
+// normalises them. A reader either replaces the contents entirely or,
+// on an error that names the line, changes nothing.
+//
+// A knowledge store snapshot has the same shape with the header
+//
+//	{"format":"kgmem-pages","version":2,"seq":S,"pages":N,"checksum":"crc32c"}
+//
+// followed by N lines, one [KnowledgePage] each, ordered by ID, and the
+// checksum line. A store with an embedder (WithEmbedder) writes version 3
+// instead: the header names the model,
+//
+//	{"format":"kgmem-pages","version":3,"seq":S,"pages":N,"model":{"name":"m","dimensions":384},"checksum":"crc32c"}
+//
+// and each page's line adds "vector": the base64 (standard, padded) of its
+// unit vector's float32 values, little-endian, bit for bit. Versions 1 and
+// 2 are read as before. Reading vectors into a store without an embedder
+// or with another model (name or dimensions), or pages without vectors
+// into a store with one, fails with an error wrapping ErrEmbeddingModel; an
+// empty snapshot reads into any store.
+//
+// # Checksums
+//
+// Every header kgmem writes ends with "checksum":"crc32c", and the snapshot
+// ends with one more line after the last one its header announces, its
+// checksum line:
+//
+//	{"crc32c":"1a2b3c4d","bytes":1234}
+//
+// bytes is the number of bytes before the checksum line (the header
+// included), and crc32c the CRC-32C (Castagnoli, as in the journal's
+// frames) of those bytes, as 8 lowercase hexadecimal digits. Nothing
+// follows it. The checksum line is written exactly so: a reader compares
+// it byte for byte with the line it expects. A reader hashes the bytes as
+// it parses them and checks the checksum line at the end, before anything
+// changes, so a damaged snapshot (a flipped bit anywhere, the checksum
+// line included, or a snapshot cut short) fails with an error wrapping
+// [ErrCorrupt] and ErrInvalidArgument that names the checksum line and its
+// offset. When a line of a snapshot that declares a checksum
+// (or whose header cannot be read) fails to parse or to validate, the
+// reader reads the input to its end and checks the checksum: if it fails,
+// the error wraps ErrCorrupt and says both what the line broke and where
+// the checksum fails; if it matches, the snapshot is as it was written,
+// and the error is the line's own (such as ErrEmbeddingModel for vectors
+// of another model). CRC-32C detects every error of up to 32 bits in a
+// row, so every flipped bit, and misses a random change with probability
+// 2^-32.
+//
+// Snapshots without "checksum" in their header (those kgmem wrote before
+// checksums) are read as before: nothing may follow their last announced
+// line. kgmem before checksums refuses a snapshot with one, naming the
+// header's unknown field "checksum"; a graph or store written by this
+// kgmem can be read by an older one only after its header's checksum
+// member and its checksum line are removed.
+//
+// # Valid time
+//
+// A relation may say when it became true (Relation.ValidFrom) and when it
+// stopped being true (Relation.ValidTo). A zero ValidFrom means the start
+// is unknown (true since ever, as far as kgmem knows); a zero ValidTo means
+// the fact still holds. A relation with neither is valid at every instant,
+// which is what every relation written before valid time existed is.
+//
+// The interval is half-open: a relation is valid at t when
+// ValidFrom <= t (or ValidFrom is zero) and t < ValidTo (or ValidTo is
+// zero). A fact that ended at 2025-06-01 is no longer true at
+// 2025-06-01T00:00:00Z; its successor, starting at the same instant, is.
+// ValidTo before ValidFrom is ErrInvalidArgument; ValidTo equal to
+// ValidFrom is an empty interval, valid at no instant, which only
+// whole-history reads return.
+//
+// Times are stored in UTC, truncated to the microsecond, and must lie in
+// the years 1 to 9999: what JSON (RFC 3339) and PostgreSQL's timestamptz
+// both round-trip exactly, so every backend, snapshot and journal returns
+// the instants it was given, to the microsecond.
+//
+// A relation key holds one interval. A fact that was true twice (Alice
+// worked on Apollo, left, came back) keeps its latest interval under the
+// key; the earlier one is replaced. Keeping the key as the identity keeps
+// GetRelation, RemoveRelation, AddRelation's upsert and the adjacency
+// indexes unchanged, with one record per key; the history kgmem keeps is
+// the history of changes between different targets (Berlin, then
+// Lisbon), which is what single-valued supersession produces.
+//
+// Reads answer as of an instant ([AsOf] in TraverseOptions and PathOptions,
+// [WithAsOf] for the retriever): by default now, by the graph's clock
+// ([WithClock]), so an ended fact is never walked; [At] a past instant
+// answers what was true then, and AsOf{AllTime: true} walks everything. GetRelation
+// and Relations return stored records whatever their validity;
+// [InMemoryGraph.RelationsAsOf] filters, and [History] lists an entity's
+// facts oldest first. [Ingest] keeps one value of a single-valued type
+// ([WithSingleValued], [WithSingleValuedTypes]) valid at each instant,
+// deterministically and whatever order the facts arrive in: a value ends
+// the stint it starts in at its start and itself ends where the next
+// stint begins, and nothing is deleted.
 package kgmem

@@ -2,39 +2,9 @@ package kgmem
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
-)
-
-// Sentinel errors. Every error a kgmem method returns for bad input or a
-// missing object wraps exactly one of these, so callers test with errors.Is;
-// the message around the sentinel names the offending value. A sentinel's
-// own text carries no package prefix, so that a wrapped error names the
-// package once and the sentinel last:
-//
-//	kgmem: remove entity "person:alice": not found
-var (
-	// ErrNotFound is returned when an entity, relation, page or tag that a
-	// call names does not exist: an unknown traversal start, a relation whose
-	// endpoint is missing, removing something absent.
-	ErrNotFound = errors.New("not found")
-
-	// ErrInvalidArgument is returned when a value handed to kgmem breaks a
-	// documented rule: an empty or whitespace-only ID or relation type, a
-	// string that is not valid UTF-8 or longer than its limit (MaxIDBytes
-	// and the others), a weight that is NaN, infinite or outside [0,1], a
-	// negative depth or cap, an unknown Direction.
-	ErrInvalidArgument = errors.New("invalid argument")
-
-	// ErrNoPath is returned by FindPaths when no path within the hop limit
-	// and filters joins the two entities.
-	ErrNoPath = errors.New("no path")
-
-	// ErrClosed is returned by every method of a graph or store after its
-	// Close.
-	ErrClosed = errors.New("closed")
 )
 
 var errClosed = fmt.Errorf("kgmem: graph: %w", ErrClosed)

@@ -14,20 +14,6 @@ import (
 	"github.com/kgmem/kgmem/internal/quote"
 )
 
-// ErrEmbeddingModel is returned when vectors of one embedding model would
-// meet those of another: a snapshot or journal whose vectors were made by
-// a model other than the store's embedder (another [EmbeddingModel] name or
-// number of dimensions), vectors read into a store that has no embedder,
-// or pages without vectors read into a store that has one.
-var ErrEmbeddingModel = errors.New("embedding model mismatch")
-
-// ErrEmbedding is returned by a write or a search whose Embedder failed or
-// returned vectors that cannot be used (the wrong number of them, the
-// wrong length, NaN or infinite values, all zeros). The write stores
-// nothing. Linking by meaning (WithLinkEmbedder) reports the same failures
-// as warnings whose RetrievalResult.Errors wrap it.
-var ErrEmbedding = errors.New("embedding failed")
-
 // Defaults of dense search.
 const (
 	// DefaultDenseWeight is the weight w of a page's cosine similarity to
