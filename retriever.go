@@ -785,6 +785,14 @@ func (r *MemoryRetriever) surface(ctx context.Context, runs []sourceRun, c *cand
 	asked := slices.ContainsFunc(c.items, func(it RetrievalItem) bool {
 		return it.Kind == ItemEntity && slices.ContainsFunc(it.Matched, func(m string) bool { return m != "" })
 	})
+	var ids []string // the pages offered below, in order
+	for i := range citing {
+		for _, rel := range citing[i].Relations {
+			ids = append(ids, rel.SourceIDs...)
+		}
+		ids = append(ids, citing[i].Entity.SourceIDs...)
+	}
+	f.prefetch(ids)
 	for i := range citing {
 		e := &citing[i]
 		// The pages that state the relations of the entity's path are its
@@ -818,7 +826,14 @@ type pageFetcher struct {
 	limit   int
 	added   int
 	missing map[string]bool // pages no store holds, or that failed
+	fetched map[string]fetchedPage
 	errs    []error
+}
+
+// fetchedPage is a page prefetch fetched, and the store it came from.
+type fetchedPage struct {
+	page   KnowledgePage
+	source string
 }
 
 func (r *MemoryRetriever) pageFetcher(ctx context.Context, runs []sourceRun, c *candidates, cfg RetrieverConfig) *pageFetcher {
@@ -836,6 +851,10 @@ func (f *pageFetcher) find(id string) (RetrievalItem, bool) {
 	if f.missing[id] || f.added == f.limit {
 		return RetrievalItem{}, false
 	}
+	if got, ok := f.fetched[id]; ok {
+		f.added++
+		return RetrievalItem{Kind: ItemPage, Page: &got.page, Source: got.source}, true
+	}
 	page, source, err := f.r.getPage(f.ctx, f.timeout, f.runs, id)
 	if err != nil {
 		f.errs = append(f.errs, err)
@@ -846,6 +865,82 @@ func (f *pageFetcher) find(id string) (RetrievalItem, bool) {
 	}
 	f.added++
 	return RetrievalItem{Kind: ItemPage, Page: &page, Source: source}, true
+}
+
+// prefetch fetches the pages of ids that are not candidates, in order and
+// at most as many as find may still add, with one guarded call per store
+// rather than one per page; find then takes them from what it fetched. A
+// store's failure or timeout leaves its remaining pages to the next store,
+// and is reported as find's errors are.
+func (f *pageFetcher) prefetch(ids []string) {
+	var want []string
+	seen := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		probe := RetrievalItem{Kind: ItemPage, Page: &KnowledgePage{ID: id}}
+		if _, ok := f.c.lookup(&probe); ok || seen[id] || f.missing[id] {
+			continue
+		}
+		if _, ok := f.fetched[id]; ok {
+			continue
+		}
+		seen[id] = true
+		if want = append(want, id); len(want) == f.limit-f.added {
+			break
+		}
+	}
+	if len(want) == 0 {
+		return
+	}
+	if f.fetched == nil {
+		f.fetched = make(map[string]fetchedPage, len(want))
+	}
+	for _, run := range f.runs {
+		if len(want) == 0 {
+			break
+		}
+		if !run.content || run.err != nil {
+			continue
+		}
+		pg, ok := f.r.stores[run.index].s.(PageGetter)
+		if !ok {
+			continue
+		}
+		type held struct {
+			page  KnowledgePage
+			found bool
+		}
+		got, err := guarded(f.ctx, f.timeout, func(ctx context.Context) ([]held, error) {
+			out := make([]held, 0, len(want))
+			for _, id := range want {
+				page, found, err := pg.Get(ctx, id)
+				if err != nil {
+					return out, err
+				}
+				out = append(out, held{page, found})
+			}
+			return out, nil
+		})
+		if err != nil { // at the first page it did not return
+			f.errs = append(f.errs, fmt.Errorf("store %s: page %s: %w", quote.Value(run.name), quote.Value(want[min(len(got), len(want)-1)]), err))
+		}
+		rest := want[:0]
+		for i, id := range want {
+			switch {
+			case i >= len(got) || !got[i].found:
+				rest = append(rest, id) // the next store may hold it
+			case !validPageID(got[i].page.ID):
+				f.errs = append(f.errs, fmt.Errorf("store %s: page %s: returned a page with the ID %s: %w",
+					quote.Value(run.name), quote.Value(id), quote.Value(got[i].page.ID), ErrInvalidArgument))
+				f.missing[id] = true
+			default:
+				f.fetched[id] = fetchedPage{got[i].page, run.name}
+			}
+		}
+		want = rest
+	}
+	for _, id := range want {
+		f.missing[id] = true
+	}
 }
 
 // err joins the fetch errors under what, or returns nil.

@@ -320,7 +320,13 @@ func (r *MemoryRetriever) spreadGraphs(ctx context.Context, cfg RetrieverConfig,
 		if err != nil {
 			return spread, err
 		}
-		for _, pm := range pages[:min(len(pages), cfg.Candidates)] {
+		pages = pages[:min(len(pages), cfg.Candidates)]
+		ids := make([]string, len(pages))
+		for i, pm := range pages {
+			ids[i] = pm.page
+		}
+		f.prefetch(ids)
+		for _, pm := range pages {
 			probe, ok := f.find(pm.page)
 			if !ok {
 				continue
