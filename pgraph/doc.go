@@ -63,19 +63,22 @@
 // # Consistency
 //
 // Every write is one statement (AddBatch, Merge and Clear: one
-// transaction), so it applies whole or not at all. [Graph.Merge] locks
-// both entities' rows and the relations it moves, so concurrent merges into
-// one entity all survive, of two merges of a pair in opposite directions
-// one wins and the other finds its entity gone, and an AddRelation to the
-// either commits first, and is moved, or fails with kgmem.ErrNotFound. AddEntity, AddRelation and SetEntityTags are
-// upserts (INSERT … ON CONFLICT or UPDATE), so concurrent writers never
-// lose an update: the last one to commit wins, whole. Foreign keys with ON
+// transaction), so it applies whole or not at all. AddEntity, AddRelation
+// and SetEntityTags are upserts (INSERT … ON CONFLICT or UPDATE), so
+// concurrent writers never lose an update: the last one to commit wins,
+// whole. Foreign keys with ON
 // DELETE CASCADE tie relations to their endpoints: RemoveEntity takes its
 // relations with it in the same statement, and an AddRelation racing a
 // RemoveEntity of an endpoint either commits first (and is cascaded) or
 // fails with kgmem.ErrNotFound; no relation can outlive an endpoint. A write
 // that PostgreSQL aborts as a deadlock or serialization failure, which two
 // cascading deletes can cause, is retried a few times.
+//
+// [Graph.Merge] locks both entities' rows and the relations it moves, so
+// concurrent merges into one entity all survive; of two merges of a pair
+// in opposite directions one wins and the other finds its entity gone; and
+// an AddRelation to the entity merged away either commits first, and its
+// relation is moved, or fails with kgmem.ErrNotFound.
 //
 // kgmem.Ingest calls that one process makes into one Graph take turns
 // between their reads and their writes, so concurrent merges into one
