@@ -63,6 +63,13 @@
 //     consumer that applies every answer of a random history holds exactly
 //     the graph's entities. A change may be delivered more than once, so
 //     the checks require every change, not only those;
+//   - Merge, for a graph that implements [kgmem.EntityMerger] (skipped
+//     otherwise): the rules of [kgmem.InMemoryGraph.Merge] for the
+//     entity (aliases compared by match key, tags cut to the limit) and
+//     its relations (moved both ways, merged into a key into holds,
+//     dropped between the two, self-loops kept), the change feed, errors
+//     that change nothing, and random merges that leave the graph exactly
+//     as they leave the in-memory graph;
 //   - valid time on relations: stored in UTC to the microsecond, replaced
 //     by an upsert, validated (end before start, years outside 1 to 9999),
 //     and read as of an instant: the half-open interval at its edges, now

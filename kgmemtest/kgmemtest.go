@@ -38,6 +38,7 @@ func Run(t *testing.T, newGraph func(t *testing.T) kgmem.KnowledgeGraph) {
 		{"EntityChangeFeed", changeFeedChecks()},
 		{"Retrieve", retrieveChecks()},
 		{"Ingest", ingestChecks()},
+		{"Merge", mergeChecks()},
 	}
 	for _, s := range sections {
 		t.Run(s.name, func(t *testing.T) {

@@ -156,7 +156,7 @@ func (d *diffGen) text() string {
 
 // step returns a random operation.
 func (d *diffGen) step() diffStep {
-	switch op := d.rng.IntN(108); {
+	switch op := d.rng.IntN(112); {
 	case op < 14:
 		e := d.entity()
 		return diffStep{name: fmt.Sprintf("AddEntity(%+v)", e), write: true, do: func(ctx context.Context, g kgmem.KnowledgeGraph) (any, error) {
@@ -256,6 +256,11 @@ func (d *diffGen) step() diffStep {
 		}
 		return diffStep{name: fmt.Sprintf("FindByName(%q)", name), do: func(ctx context.Context, g kgmem.KnowledgeGraph) (any, error) {
 			return g.(kgmem.NameFinder).FindByName(ctx, name)
+		}}
+	case op >= 108:
+		from, into := d.id(), d.id()
+		return diffStep{name: fmt.Sprintf("Merge(%q, %q)", from, into), write: true, do: func(ctx context.Context, g kgmem.KnowledgeGraph) (any, error) {
+			return nil, g.(kgmem.EntityMerger).Merge(ctx, from, into)
 		}}
 	case op >= 104:
 		// Ingest resolves names through NameFinder on both graphs.

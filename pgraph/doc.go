@@ -2,8 +2,8 @@
 // agent processes share one memory.
 //
 // [Graph] implements [kgmem.KnowledgeGraph], [kgmem.EntityLinker],
-// [kgmem.NameFinder], [kgmem.NeighborhoodReader], [kgmem.SourceIndex] and
-// [kgmem.EntityChangeFeed] with the semantics of
+// [kgmem.NameFinder], [kgmem.NeighborhoodReader], [kgmem.SourceIndex],
+// [kgmem.EntityChangeFeed] and [kgmem.EntityMerger] with the semantics of
 // [kgmem.InMemoryGraph], the reference: the same validation and sentinel
 // errors, defaults (a zero relation weight is stored as 1), tag
 // normalisation, case folding, result ordering, tie-breaking and caps. GetRelated and FindPaths do not
@@ -62,16 +62,23 @@
 //
 // # Consistency
 //
-// Every write is one statement (AddBatch and Clear: one transaction), so it
-// applies whole or not at all. AddEntity, AddRelation and SetEntityTags are
-// upserts (INSERT … ON CONFLICT or UPDATE), so concurrent writers never
-// lose an update: the last one to commit wins, whole. Foreign keys with ON
+// Every write is one statement (AddBatch, Merge and Clear: one
+// transaction), so it applies whole or not at all. AddEntity, AddRelation
+// and SetEntityTags are upserts (INSERT … ON CONFLICT or UPDATE), so
+// concurrent writers never lose an update: the last one to commit wins,
+// whole. Foreign keys with ON
 // DELETE CASCADE tie relations to their endpoints: RemoveEntity takes its
 // relations with it in the same statement, and an AddRelation racing a
 // RemoveEntity of an endpoint either commits first (and is cascaded) or
 // fails with kgmem.ErrNotFound; no relation can outlive an endpoint. A write
 // that PostgreSQL aborts as a deadlock or serialization failure, which two
 // cascading deletes can cause, is retried a few times.
+//
+// [Graph.Merge] locks both entities' rows and the relations it moves, so
+// concurrent merges into one entity all survive; of two merges of a pair
+// in opposite directions one wins and the other finds its entity gone; and
+// an AddRelation to the entity merged away either commits first, and its
+// relation is moved, or fails with kgmem.ErrNotFound.
 //
 // kgmem.Ingest calls that one process makes into one Graph take turns
 // between their reads and their writes, so concurrent merges into one
@@ -95,7 +102,8 @@
 // that wrote it (change_xid), and a statement-level AFTER DELETE trigger
 // logs every removed entity with its transaction's ID, so every write path
 // is covered — AddEntity, AddBatch's COPY and upsert, SetEntityTags,
-// RemoveEntity, Clear, and SQL run by hand. A version is the oldest
+// RemoveEntity, Merge (into as changed, from as removed), Clear, and SQL
+// run by hand. A version is the oldest
 // transaction running when an answer was read (its snapshot's xmin);
 // the next answer lists every change by that transaction or a newer one.
 // A writer that began before a read and commits after it is therefore
