@@ -29,8 +29,10 @@ var _ EntityMerger = (*InMemoryGraph)(nil)
 //     are taken from from;
 //   - every relation of from is moved to into, keeping its type, weight,
 //     properties, sources and valid time; one whose moved key into already
-//     holds merges into that relation (its weight, properties and valid
-//     time kept, properties it lacks and sources added); relations between
+//     holds merges into that relation (its weight and properties kept,
+//     and its valid time unless it has none, in which case the moved
+//     relation's is taken; properties it lacks and sources added);
+//     relations between
 //     from and into are dropped, since they would relate the entity to
 //     itself, while a self-loop of from becomes one of into.
 //
