@@ -2,6 +2,7 @@ package kgmem_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,23 +62,105 @@ func openMaria(t *testing.T) *kgmem.Memory {
 	return m
 }
 
-func TestTimeQuestionDebug(t *testing.T) {
+// TestTimeAndConnectionQuestions is the table of questions an agent's
+// memory gets most, over a durable memory that learned Maria's moves and
+// jobs out of order: the first item answers, and says why.
+func TestTimeAndConnectionQuestions(t *testing.T) {
 	m := openMaria(t)
-	for _, q := range []string{
-		"Where did Maria live in 2023?", "Maria 2023年住在哪里？", "Where did Maria live before Lisbon?",
-		"Where did Maria work before Globex?", "How is Maria related to 李雷?", "Alice和Carol是什么关系？",
-		"What is the relationship between Bob and Carol?", "Where does Maria live?", "Where has Maria lived?",
-		"Where did Maria work after she left Acme?", "Maria在里斯本之前住在哪里？", "Maria去年住在哪里？",
+	for _, tc := range []struct{ query, first string }{
+		{"Where did Maria live in 2023?", `Maria —lives_in→ Berlin (2019 → 2024-03) (lives_in ← "live"; city ← "Where"; as of 2023 ← "in 2023")`},
+		{"Maria 2023年住在哪里？", `Maria —lives_in→ Berlin (2019 → 2024-03) (lives_in ← "住在"; city ← "在哪"; as of 2023 ← "2023年")`},
+		{"Where did Maria live before Lisbon?", `Maria —lives_in→ Berlin (2019 → 2024-03) (lives_in ← "live"; city ← "Where"; as of just before 2024-03 ← "before Lisbon")`},
+		{"Where did Maria work before Globex?", `Maria —works_at→ Acme (2020 → 2024-06) (works_at ← "work"; as of just before 2024-06 ← "before Globex")`},
+		{"Where did Maria work after she left Acme?", `Maria —works_at→ Globex (2024-06 →) (works_at ← "work"; as of 2024-06 ← "after she left Acme")`},
+		{"Maria在里斯本之前住在哪里？", `Maria —lives_in→ Berlin (2019 → 2024-03) (lives_in ← "住在"; city ← "在哪"; as of just before 2024-03 ← "在里斯本之前")`},
+		{"Where does Maria live?", `Maria —lives_in→ Lisbon (2024-03 →) (lives_in ← "live"; city ← "Where")`},
+		{"Where does Maria live now?", `Maria —lives_in→ Lisbon (2024-03 →) (lives_in ← "live"; city ← "Where"; as of now ← "now")`},
+		{"How is Maria related to 李雷?", `Maria —colleague_of→ 李雷`},
+		{"Alice和Carol是什么关系？", `Alice —sister_of→ Carol`},
+		{"What is the relationship between Bob and Carol?", `Bob —works_with→ Alice —sister_of→ Carol`},
 	} {
+		res, err := m.Retriever().Retrieve(context.Background(), tc.query)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.query, err)
+		}
+		if len(res.Items) == 0 || res.Items[0].Kind != kgmem.ItemEntity || res.Items[0].Explain() != tc.first {
+			t.Errorf("%q: first item %s, want %s", tc.query, firstExplain(res), tc.first)
+		}
+	}
+	// History wording ranks every value, ended ones too, above the rest.
+	for _, q := range []string{"Where has Maria lived?", "Maria都在哪些城市住过？", "Where did Maria use to live?"} {
 		res, err := m.Retriever().Retrieve(context.Background(), q)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%s", q)
-		for i, it := range res.Items {
-			if i < 4 {
-				t.Logf("   %.3f %s %s", it.Score, it.Kind, it.Explain())
+		var top []string
+		for _, it := range res.Items {
+			if it.Kind == kgmem.ItemEntity && len(top) < 2 {
+				top = append(top, it.Entity.Name)
 			}
+		}
+		if len(top) != 2 || top[0] != "Berlin" || top[1] != "Lisbon" {
+			t.Errorf("%q: first entities %v, want [Berlin Lisbon]", q, top)
+		}
+	}
+}
+
+func firstExplain(res kgmem.RetrievalResult) string {
+	if len(res.Items) == 0 {
+		return "(none)"
+	}
+	return res.Items[0].Kind.String() + " " + res.Items[0].Explain()
+}
+
+// TestSingleValuedAfterReopen: a reopened memory supersedes Bob's old
+// city when he moves, and "where does Bob live" answers the new one.
+func TestSingleValuedAfterReopen(t *testing.T) {
+	t.Run("with options", func(t *testing.T) { testReopenMove(t, kgmem.WithSingleValued("lives_in")) })
+	t.Run("without options", func(t *testing.T) {
+		t.Skip("OpenMemory does not keep single-valued types across reopen yet: the schema is to be stored with the memory")
+		testReopenMove(t)
+	})
+}
+
+func testReopenMove(t *testing.T, reopen ...kgmem.DurableOption) {
+	dir := t.TempDir()
+	clock := kgmem.WithClock(func() time.Time { return timeqClock })
+	ctx := context.Background()
+	move := func(m *kgmem.Memory, id, city string, from time.Time) {
+		t.Helper()
+		x := kgmem.Extraction{
+			Entities: []kgmem.ExtractedEntity{{Name: "Bob", Type: "person"}, {Name: city, Type: "city"}},
+			Relations: []kgmem.ExtractedRelation{{Source: "Bob", SourceType: "person", Type: "lives_in", Target: city, TargetType: "city", ValidFrom: from}},
+		}
+		if _, err := m.Ingest(ctx, kgmem.KnowledgePage{ID: id, Title: "Bob lives in " + city, Content: "Bob lives in " + city + "."}, x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := kgmem.OpenMemory(dir, clock, kgmem.WithSingleValued("lives_in"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	move(m, "paris", "Paris", ymd(2020, 1, 1))
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	m, err = kgmem.OpenMemory(dir, append([]kgmem.DurableOption{clock}, reopen...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	move(m, "rome", "Rome", ymd(2025, 1, 1))
+	res, err := m.Retriever().Retrieve(ctx, "Where does Bob live?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := firstExplain(res); !strings.Contains(got, `Bob —lives_in→ Rome (2025 →)`) {
+		t.Errorf("after reopen, first item %s, want Bob's walk to Rome", got)
+	}
+	for _, it := range res.Items {
+		if strings.Contains(it.Explain(), "—lives_in→ Paris") {
+			t.Errorf("after reopen, Paris is still walked: %s", it.Explain())
 		}
 	}
 }
