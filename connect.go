@@ -11,10 +11,12 @@ import (
 // Connection questions: a question that names two entities and asks how
 // they are related ("how is X related to Y", "what is the relationship
 // between X and Y", "how are X and Y connected", "X和Y是什么关系", "X与Y有什么
-// 关系") is answered with the best paths between them, as FindPaths finds
-// them (at most the walk's hop limit, in the walk's direction and relation
-// types, as of the question's time), ranked above everything the ordinary
-// walk finds:
+// 关系") is answered with the best paths between them of the fewest
+// relations, as FindPaths finds them (at most the walk's hop limit, in the
+// walk's direction and relation types, as of the question's time; a
+// search per length, from one relation up, until one finds a path, then
+// the best of one relation more when it found fewer than three),
+// ranked above everything the ordinary walk finds:
 //
 //   - the best path, as the item of the second entity (X —colleague_of→ Y);
 //   - the second best, as the item of the first entity, read from the
@@ -142,10 +144,35 @@ func (r *MemoryRetriever) connect(ctx context.Context, g KnowledgeGraph, query s
 	if !ok {
 		return hits, nil
 	}
-	res, err := g.FindPaths(ctx, a.Entity.ID, b.Entity.ID, PathOptions{
-		MaxHops: cfg.hops, Direction: cfg.dir, RelationTypes: r.expansion.RelationTypes,
-		MaxPaths: connectPaths, MaxNodesPerHop: walkBeam, AsOf: cfg.asOf,
-	})
+	// The fewest relations first: a direct relation says how two entities
+	// are related better than a longer path of heavier ones.
+	var res PathResult
+	for h := 1; h <= cfg.hops; h++ {
+		res, err = g.FindPaths(ctx, a.Entity.ID, b.Entity.ID, PathOptions{
+			MaxHops: h, Direction: cfg.dir, RelationTypes: r.expansion.RelationTypes,
+			MaxPaths: connectPaths, MaxNodesPerHop: walkBeam, AsOf: cfg.asOf,
+		})
+		if errors.Is(err, ErrNoPath) {
+			continue
+		}
+		if err == nil && len(res.Paths) < connectPaths && h < cfg.hops {
+			// Fewer paths of the fewest relations than asked: the best of
+			// one relation more follow them.
+			more, err := g.FindPaths(ctx, a.Entity.ID, b.Entity.ID, PathOptions{
+				MaxHops: h + 1, Direction: cfg.dir, RelationTypes: r.expansion.RelationTypes,
+				MaxPaths: connectPaths + len(res.Paths), MaxNodesPerHop: walkBeam, AsOf: cfg.asOf,
+			})
+			if err != nil {
+				return hits, err
+			}
+			for _, p := range more.Paths {
+				if p.Hops() == h+1 && len(res.Paths) < connectPaths {
+					res.Paths = append(res.Paths, p)
+				}
+			}
+		}
+		break
+	}
 	switch {
 	case errors.Is(err, ErrNoPath) || errors.Is(err, ErrNotFound):
 		return hits, nil
