@@ -55,8 +55,8 @@ type RetrievalItem struct {
 	// the entity's type is the one they ask for; "" otherwise.
 	TypeCue string
 	// AsOfLabel is, for graph items, the time the query's words made the
-	// graph channel walk at (see the package documentation's time in a
-	// question): a period ("2023", "2021-03"), "just before 2024-03" or
+	// graph channel walk at (see Time and connection questions in the
+	// package documentation): a period ("2023", "2021-03"), "just before 2024-03" or
 	// "2024-06" for an order relative to a time or a fact, "all time" for
 	// history wording, "now" for "currently"; "" when no words of the query
 	// set the time, WithAsOf did, or the item is a page only the text

@@ -130,7 +130,7 @@ func testReopenMove(t *testing.T, reopen ...kgmem.DurableOption) {
 	move := func(m *kgmem.Memory, id, city string, from time.Time) {
 		t.Helper()
 		x := kgmem.Extraction{
-			Entities: []kgmem.ExtractedEntity{{Name: "Bob", Type: "person"}, {Name: city, Type: "city"}},
+			Entities:  []kgmem.ExtractedEntity{{Name: "Bob", Type: "person"}, {Name: city, Type: "city"}},
 			Relations: []kgmem.ExtractedRelation{{Source: "Bob", SourceType: "person", Type: "lives_in", Target: city, TargetType: "city", ValidFrom: from}},
 		}
 		if _, err := m.Ingest(ctx, kgmem.KnowledgePage{ID: id, Title: "Bob lives in " + city, Content: "Bob lives in " + city + "."}, x); err != nil {
