@@ -52,11 +52,11 @@ var connectCJK = []string{"关系", "關係", "联系", "聯繫", "关联", "關
 // otherWh are the words of a question that asks for a third entity.
 var otherWh = map[string]bool{"who": true, "whom": true, "whose": true, "which": true, "where": true, "when": true}
 
-// asksConnection reports whether query's words ask how two entities are
-// related (it does not look at the entities).
-func asksConnection(query string) bool {
+// asksConnection reports whether query's words (units, its splitUnits)
+// ask how two entities are related (it does not look at the entities).
+func asksConnection(query string, units []linkUnit) bool {
 	found := false
-	for _, u := range splitUnits(query) {
+	for _, u := range units {
 		if u.word {
 			if otherWh[u.key] {
 				return false
@@ -87,7 +87,7 @@ func (r *MemoryRetriever) walkFromNames(ctx context.Context, g KnowledgeGraph, q
 	}
 	cfg := r.walkConfigAt(qt)
 	hits, linked, err := r.walkNamed(ctx, g, qt.query, cfg, keep)
-	if err == nil && cfg.hops > 0 && asksConnection(qt.query) {
+	if err == nil && cfg.hops > 0 && asksConnection(qt.query, qt.units) {
 		hits, err = r.connect(ctx, g, qt.query, cfg, hits, keep)
 	}
 	applyTime(hits, qt.read)

@@ -86,13 +86,6 @@ func (c *timeCue) words(query string) string {
 	return strings.Join(parts, " ")
 }
 
-// timeToken is a unit of the question for the English scanner.
-type timeToken struct {
-	key        string // folded
-	start, end int
-	word       bool
-}
-
 // English vocabulary of time.
 var (
 	monthNames = map[string]time.Month{
@@ -144,16 +137,18 @@ var (
 		`{1,3})[日号])?)?(上半年|下半年|年初|年底|年末|年中|初|底|末|中)?(之前|以前|之后|以后|前|后|起)?`)
 	zhAgo      = regexp.MustCompile(`(` + zhDigits + `{1,3}|几)(年|个月|個月|周|个星期|天)(之?前|以前)`)
 	zhRelative = regexp.MustCompile(`(在|于)?(大前年|前年|去年|今年|上个月|上個月|上月|这个月|這個月|本月)`)
-	zhNow      = regexp.MustCompile(`现在|現在|目前|当前|當前|如今|眼下|现任|現任|当下|此刻`)
-	zhHistory  = regexp.MustCompile(`曾经|曾經|曾|历来|歷來|先后|先後|过去|過去|历任|歷任|以往|从前|從前|一直以来`)
-	zhOrder    = regexp.MustCompile(`的时候|的時候|期间|期間|之前|以前|之后|之後|以后|以後`)
 	zhPunct    = "，,。？?！!；;：:"
+	// The Chinese words of now, of history and of order, longest first
+	// where one holds another.
+	zhNow     = []string{"现在", "現在", "目前", "当前", "當前", "如今", "眼下", "现任", "現任", "当下", "此刻"}
+	zhHistory = []string{"一直以来", "曾经", "曾經", "历来", "歷來", "先后", "先後", "过去", "過去", "历任", "歷任", "以往", "从前", "從前", "曾"}
+	zhOrder   = []string{"的时候", "的時候", "期间", "期間", "之前", "以前", "之后", "之後", "以后", "以後"}
 )
 
-// parseTimeCues returns the time cues of query, in order of position,
-// with the periods that depend on the clock read at now. Cues do not
-// overlap.
-func parseTimeCues(query string, now time.Time) []timeCue {
+// parseTimeCues returns the time cues of query, whose units (splitUnits)
+// are units, in order of position, with the periods that depend on the
+// clock read at now. Cues do not overlap.
+func parseTimeCues(query string, units []linkUnit, now time.Time) []timeCue {
 	var cues []timeCue
 	taken := func(s, e int) bool {
 		for i := range cues {
@@ -179,7 +174,7 @@ func parseTimeCues(query string, now time.Time) []timeCue {
 	if hasCJK(query) {
 		parseChinese(query, now, add)
 	}
-	parseEnglish(query, now, add)
+	parseEnglish(query, units, now, add)
 	sortCues(cues)
 	return cues
 }
@@ -253,6 +248,19 @@ func zhNumber(s string) (int, bool) {
 
 // parseChinese finds the Chinese cues of query.
 func parseChinese(query string, now time.Time, add func(timeCue)) {
+	hasYear, hasMonth := strings.Contains(query, "年"), strings.Contains(query, "月")
+	if !hasYear && !hasMonth && !strings.ContainsAny(query, "周天现現目当當如眼此曾历歷先过過以从從一的期之") {
+		return
+	}
+	parseChineseDates(query, now, add, hasYear, hasMonth)
+	parseChineseWords(query, add)
+}
+
+// parseChineseDates finds the dates and the times relative to now.
+func parseChineseDates(query string, now time.Time, add func(timeCue), hasYear, hasMonth bool) {
+	if !hasYear && !hasMonth {
+		return
+	}
 	for _, m := range zhDate.FindAllStringSubmatchIndex(query, -1) {
 		y, ok := zhNumber(query[m[4]:m[5]])
 		if !ok || y < validYearMin || y > validYearMax {
@@ -326,10 +334,14 @@ func parseChinese(query string, now time.Time, add func(timeCue)) {
 		}
 		add(timeCue{kind: timeAt, own: [][2]int{{m[0], m[1]}}, from: from, to: to, label: label, timed: true})
 	}
-	for _, m := range zhNow.FindAllStringIndex(query, -1) {
+}
+
+// parseChineseWords finds "now", history and order words.
+func parseChineseWords(query string, add func(timeCue)) {
+	for _, m := range findWords(query, zhNow) {
 		add(timeCue{kind: timeNow, own: [][2]int{{m[0], m[1]}}})
 	}
-	for _, m := range zhHistory.FindAllStringIndex(query, -1) {
+	for _, m := range findWords(query, zhHistory) {
 		add(timeCue{kind: timeAll, own: [][2]int{{m[0], m[1]}}})
 	}
 	// 都…过 and a verb's 过 ("住过"): something done at some time.
@@ -346,7 +358,7 @@ func parseChinese(query string, now time.Time, add func(timeCue)) {
 			add(timeCue{kind: timeAll, own: own})
 		}
 	}
-	for _, m := range zhOrder.FindAllStringIndex(query, -1) {
+	for _, m := range findWords(query, zhOrder) {
 		kind := timeAfter
 		switch query[m[0]:m[1]] {
 		case "之前", "以前":
@@ -368,6 +380,18 @@ func parseChinese(query string, now time.Time, add func(timeCue)) {
 		}
 		add(c)
 	}
+}
+
+// findWords returns the byte spans of every occurrence of words in s, in
+// the order of words, then of position.
+func findWords(s string, words []string) [][2]int {
+	var out [][2]int
+	for _, w := range words {
+		for i := strings.Index(s, w); i >= 0; i = nextIndex(s, w, i+len(w)) {
+			out = append(out, [2]int{i, i + len(w)})
+		}
+	}
+	return out
 }
 
 func nextIndex(s, sub string, from int) int {
@@ -443,19 +467,8 @@ func partOf(from, to time.Time, part string) (time.Time, time.Time) {
 	return from, to
 }
 
-// timeTokens cuts query into word tokens and single CJK characters.
-func timeTokens(query string) []timeToken {
-	units := splitUnits(query)
-	toks := make([]timeToken, len(units))
-	for i, u := range units {
-		toks[i] = timeToken{key: u.key, start: u.start, end: u.end, word: u.word}
-	}
-	return toks
-}
-
 // parseEnglish finds the English cues of query.
-func parseEnglish(query string, now time.Time, add func(timeCue)) {
-	toks := timeTokens(query)
+func parseEnglish(query string, toks []linkUnit, now time.Time, add func(timeCue)) {
 	key := func(i int) string {
 		if i < 0 || i >= len(toks) || !toks[i].word {
 			return ""
@@ -478,14 +491,17 @@ func parseEnglish(query string, now time.Time, add func(timeCue)) {
 		return len(toks) - 1
 	}
 	span := func(i, j int) [2]int { return [2]int{toks[i].start, toks[j].end} }
+	ago := slices.ContainsFunc(toks, func(t linkUnit) bool { return t.key == "ago" })
 	for i := 0; i < len(toks); i++ {
 		w := key(i)
-		if w == "" {
+		if w == "" || !timeTrigger(w, ago) {
 			continue
 		}
 		// An instant or a period, with the words before it that belong to
 		// it ("in", "early", "the start of").
-		if from, to, label, first, last, ok := englishPeriod(toks, key, between, i, now); ok {
+		if !periodStart(w, ago) {
+			// not the start of a period
+		} else if from, to, label, first, last, ok := englishPeriod(toks, key, between, i, now); ok {
 			c := timeCue{kind: timeAt, own: [][2]int{span(first, last)}, from: from, to: to, label: label, timed: true}
 			if k, ok := orderWords[key(first-1)]; ok && k != timeDuring {
 				c.kind = k
@@ -576,6 +592,38 @@ func parseEnglish(query string, now time.Time, add func(timeCue)) {
 	}
 }
 
+// periodWords may start a period ("early 2020", "the 1990s", "last
+// year"); besides them, a number and a month's name may.
+var periodWords = map[string]bool{
+	"early": true, "mid": true, "late": true, "the": true, "last": true, "this": true, "previous": true, "yesterday": true,
+}
+
+// otherTriggers are the other words a cue may start with.
+var otherTriggers = map[string]bool{
+	"right": true, "these": true, "at": true, "used": true, "use": true, "in": true, "over": true, "through": true,
+	"throughout": true, "prior": true,
+}
+
+// periodStart reports whether a period may start at word w; ago says
+// whether the question has the word "ago".
+func periodStart(w string, ago bool) bool {
+	if w[0] >= '0' && w[0] <= '9' || monthNames[w] != 0 || periodWords[w] {
+		return true
+	}
+	_, n := numberWords[w]
+	return n && ago
+}
+
+// timeTrigger reports whether a cue may start at word w, so that a
+// question without time words costs one map lookup or two a word.
+func timeTrigger(w string, ago bool) bool {
+	if periodStart(w, ago) || nowWords[w] || historyWords[w] || auxiliaries[w] || otherTriggers[w] {
+		return true
+	}
+	_, order := orderWords[w]
+	return order
+}
+
 // passive reports whether w before "used to" makes it the passive ("is
 // used to write").
 func passive(w string) bool {
@@ -590,7 +638,7 @@ func passive(w string) bool {
 // a month and year, a date, a decade, or a time relative to now. first and
 // last are the tokens it covers, with the words before it that belong to
 // it.
-func englishPeriod(toks []timeToken, key func(int) string, between func(int) string, i int, now time.Time) (from, to time.Time, label string, first, last int, ok bool) {
+func englishPeriod(toks []linkUnit, key func(int) string, between func(int) string, i int, now time.Time) (from, to time.Time, label string, first, last int, ok bool) {
 	y, mo, _ := now.UTC().Date()
 	first = i
 	// The part of the period: "early", "late 2020", "the end of 2020".
@@ -796,7 +844,8 @@ type timeRead struct {
 
 // questionTime is a question's time words resolved over one graph.
 type questionTime struct {
-	query string // the query with the time words blanked out
+	query string     // the query with the time words blanked out
+	units []linkUnit // splitUnits of query
 	asOf  AsOf
 	set   bool // the words set asOf (else the retriever's stands)
 	read  timeRead
@@ -849,9 +898,10 @@ func (r *MemoryRetriever) explicitAsOf() bool {
 // spaces, so that offsets keep) for linking and relation matching. A query
 // without time words comes back as it is, at no cost beyond the scan.
 func (r *MemoryRetriever) readTime(ctx context.Context, g KnowledgeGraph, query string) (questionTime, error) {
-	qt := questionTime{query: query}
+	units := splitUnits(query)
+	qt := questionTime{query: query, units: units}
 	now := graphNow(g)
-	cues := parseTimeCues(query, now)
+	cues := parseTimeCues(query, units, now)
 	if len(cues) == 0 {
 		return qt, nil
 	}
@@ -897,6 +947,7 @@ func (r *MemoryRetriever) readTime(ctx context.Context, g KnowledgeGraph, query 
 		}
 	}
 	qt.query = string(b)
+	qt.units = splitUnits(qt.query)
 	if r.explicitAsOf() {
 		return qt, nil
 	}

@@ -168,3 +168,30 @@ func TestReadTimeExplicitAsOf(t *testing.T) {
 		t.Errorf("readTime with WithAsOf: %+v", qt)
 	}
 }
+
+// BenchmarkTimeScan is what reading time and shape costs a question that
+// has neither: the scan that finds no time word and no connection word.
+func BenchmarkTimeScan(b *testing.B) {
+	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	for _, q := range []string{"what is the nationality of the spouse of barack_obama", "张三负责的项目由谁领导？"} {
+		b.Run(q, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				units := splitUnits(q)
+				if len(parseTimeCues(q, units, now)) != 0 || asksConnection(q, units) {
+					b.Fatal("a cue in a question without one")
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkTimeScanSplit is the cut into units alone, which linking pays
+// for every question too: the reference for BenchmarkTimeScan.
+func BenchmarkTimeScanSplit(b *testing.B) {
+	q := "what is the nationality of the spouse of barack_obama"
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = splitUnits(q)
+	}
+}
