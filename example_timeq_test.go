@@ -38,7 +38,7 @@ func ExampleMemoryRetriever_Retrieve_timeAndConnection() {
 	} {
 		page := kgmem.KnowledgePage{ID: fmt.Sprintf("chat-%d", i), Content: "Maria lives in " + f.city + "."}
 		_, err := mem.Ingest(ctx, page, kgmem.Extraction{
-			Entities: []kgmem.ExtractedEntity{{Name: "Maria", Type: "person"}, {Name: f.city, Type: "city", Aliases: []string{f.zh}}},
+			Entities:  []kgmem.ExtractedEntity{{Name: "Maria", Type: "person"}, {Name: f.city, Type: "city", Aliases: []string{f.zh}}},
 			Relations: []kgmem.ExtractedRelation{{Source: "Maria", Target: f.city, Type: "lives_in", ValidFrom: f.from}},
 		})
 		if err != nil {
