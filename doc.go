@@ -46,6 +46,35 @@
 // goes on with the refresh. [MemoryRetriever.RefreshEntityVectors] embeds
 // the graphs ahead of queries.
 //
+// # Time and connection questions
+//
+// The graph channel reads, besides a question's relation and type words,
+// its time words, in English and Chinese, and walks as of what they say:
+// a period ("in 2023", "in March 2021", "2023年", "2021年3月", "last year",
+// "two years ago", "去年"; relative ones by the graph's clock,
+// [WithClock]) is read at its middle, or now when it holds now; an order
+// ("before 2022", "before Lisbon", "after he left Acme", "while she lived
+// in Berlin", "里斯本之前", "离开Acme以后") just before, or as of the end
+// of, the fact between the entity it names and another entity the
+// question names; history wording ("has lived", "used to", "ever",
+// "previously", "曾经", "以前", "都…过") walks every value over time,
+// [AsOf] AllTime, ended facts ranked with the current ones; "now",
+// "currently", "现在" are the default. Time words are hidden from linking
+// and relation matching; those that are part of an entity's name the
+// question links are a name. [WithAsOf] (or WithExpansion's AsOf) wins
+// over the words. Each graph item says in RetrievalItem.AsOfLabel and
+// AsOfCue what time was read and which words set it, and Explain shows it:
+// `Maria —lives_in→ Berlin (2019 → 2024-03) (… as of 2023 ← "in 2023")`.
+//
+// A question that names two entities and asks how they are related ("how
+// is X related to Y", "what is the relationship between X and Y", "how
+// are X and Y connected", "X和Y是什么关系", "X与Y有什么关系") is answered with
+// the best paths between them of the fewest relations ([KnowledgeGraph]'s
+// FindPaths within the walk's hop limit, direction, relation types and
+// time), ranked above the entities themselves: the best as the second
+// entity's item, `Maria —colleague_of→ 李雷`. A question for a third entity
+// ("who is related to both X and Y") walks as any other.
+//
 // # Semantics
 //
 // Scores are products of relation weights, which lie in (0,1], so a longer

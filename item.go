@@ -54,6 +54,17 @@ type RetrievalItem struct {
 	// type ("who", "which films", "什么项目") when there were such words and
 	// the entity's type is the one they ask for; "" otherwise.
 	TypeCue string
+	// AsOfLabel is, for graph items, the time the query's words made the
+	// graph channel walk at (see Time and connection questions in the
+	// package documentation): a period ("2023", "2021-03"), "just before 2024-03" or
+	// "2024-06" for an order relative to a time or a fact, "all time" for
+	// history wording, "now" for "currently"; "" when no words of the query
+	// set the time, WithAsOf did, or the item is a page only the text
+	// search found.
+	AsOfLabel string
+	// AsOfCue is the query's words that set AsOfLabel, as written ("in
+	// 2023", "before Lisbon", "has lived", "去年"); "" with AsOfLabel.
+	AsOfCue string
 	// Source names the knowledge store or graph the item came from.
 	Source string
 	// TextScore is the score the knowledge stores' text search gave the
@@ -98,7 +109,8 @@ func (it RetrievalItem) Text() string {
 // names joined by the relation types walked, with the arrow pointing the way
 // each relation is stored ("←leads—" for a relation walked from its target
 // to its source), then, in parentheses, which words of the query chose each
-// hop (Matched) and the entity's type (TypeCue). A page that a found entity
+// hop (Matched), the entity's type (TypeCue) and the time the walk was read
+// at (AsOfLabel, `as of 2023 ← "in 2023"`, `all time ← "has lived"`). A page that a found entity
 // cites renders as the path to that entity followed by "—mentioned_in→" and
 // the page's title (or ID); a page only the text search found renders as
 // its title (or ID). A relation with a valid time shows it after the
@@ -113,6 +125,9 @@ func (it RetrievalItem) Explain() string {
 	}
 	if it.TypeCue != "" && it.Entity != nil && it.Entity.Type != "" {
 		why = append(why, fmt.Sprintf("%s ← %q", it.Entity.Type, it.TypeCue))
+	}
+	if it.AsOfLabel != "" {
+		why = append(why, asOfWhy(it.AsOfLabel, it.AsOfCue))
 	}
 	if len(why) == 0 {
 		return path
@@ -327,6 +342,17 @@ func oneLine(s string) string {
 
 func breaksLine(r rune) bool {
 	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || r == '\u0085'
+}
+
+// asOfWhy renders the time a walk was read at and the words that set it.
+func asOfWhy(label, cue string) string {
+	if label != "all time" {
+		label = "as of " + label
+	}
+	if cue == "" {
+		return label
+	}
+	return fmt.Sprintf("%s ← %q", label, cue)
 }
 
 func pageName(p *KnowledgePage) string {

@@ -340,6 +340,7 @@ type graphHit struct {
 	names   []string
 	matched []string // by hop: the query words that asked for it
 	typeCue string   // the query words naming the entity's type
+	asOf    timeRead // the time the question's words set (see timeq.go)
 }
 
 // Retrieve answers query. Depending on the strategy (see WithStrategy) it
@@ -614,9 +615,9 @@ type questionAnswerer interface {
 	spread(ctx context.Context, query string, content []ScoredPage, mode SpreadMode, asOf AsOf) ([]pageMass, error)
 }
 
-// walkFromNames searches walks from the entities the query names.
-func (r *MemoryRetriever) walkFromNames(ctx context.Context, g KnowledgeGraph, query string, keep int) ([]graphHit, int, error) {
-	cfg := r.walkConfig()
+// walkNamed searches walks from the entities the query names (see
+// walkFromNames).
+func (r *MemoryRetriever) walkNamed(ctx context.Context, g KnowledgeGraph, query string, cfg walkConfig, keep int) ([]graphHit, int, error) {
 	if qa, ok := g.(questionAnswerer); ok {
 		return qa.answer(ctx, query, cfg, r.expansion.RelationTypes, keep)
 	}
@@ -640,11 +641,10 @@ func (r *MemoryRetriever) walkFromNames(ctx context.Context, g KnowledgeGraph, q
 	})
 }
 
-// walkFromSeeds searches walks from seeds, entities that no words of the
+// walkSeeded searches walks from seeds, entities that no words of the
 // query spell (see spanless); seeds absent from the graph are skipped.
 // maxHops, when positive, shortens the walks to at most that many hops.
-func (r *MemoryRetriever) walkFromSeeds(ctx context.Context, g KnowledgeGraph, query string, seeds []seedLink, keep, maxHops int) ([]graphHit, int, error) {
-	cfg := r.walkConfig()
+func (r *MemoryRetriever) walkSeeded(ctx context.Context, g KnowledgeGraph, query string, cfg walkConfig, seeds []seedLink, keep, maxHops int) ([]graphHit, int, error) {
 	if maxHops > 0 && cfg.hops > maxHops {
 		cfg.hops = maxHops
 	}
@@ -681,7 +681,7 @@ func (r *MemoryRetriever) walkGeneric(ctx context.Context, g KnowledgeGraph, que
 	var hits []graphHit
 	var linked int
 	read := func(n Neighborhood) error {
-		st := newNeighborStep(n, r.expansion.RelationTypes, r.asOf())
+		st := newNeighborStep(n, r.expansion.RelationTypes, cfg.asOf)
 		var err error
 		hits, linked, err = answerQuestion(ctx, nil, st, query, makeLinks(st), cfg, keep)
 		return err
@@ -690,7 +690,7 @@ func (r *MemoryRetriever) walkGeneric(ctx context.Context, g KnowledgeGraph, que
 	if nr, ok := g.(NeighborhoodReader); ok {
 		err = nr.ReadNeighborhood(ctx, read)
 	} else {
-		err = read(relatedNeighborhood{g, r.asOf()})
+		err = read(relatedNeighborhood{g, cfg.asOf})
 	}
 	return hits, linked, err
 }
@@ -751,7 +751,7 @@ func (r *MemoryRetriever) collect(runs []sourceRun, res *RetrievalResult) *candi
 			e := h.entity
 			c.addGraph(RetrievalItem{
 				Kind: ItemEntity, Entity: &e, Path: h.path, Relations: h.rels, PathNames: h.names, Matched: h.matched, TypeCue: h.typeCue,
-				Source: run.name,
+				AsOfCue: h.asOf.words, AsOfLabel: h.asOf.label, Source: run.name,
 			}, clamp01(h.score))
 		}
 	}
@@ -778,6 +778,7 @@ func (r *MemoryRetriever) surface(ctx context.Context, runs []sourceRun, c *cand
 			return
 		}
 		probe.Path, probe.Relations, probe.PathNames, probe.Matched, probe.Source = e.Path, e.Relations, e.PathNames, e.Matched, e.Source
+		probe.AsOfCue, probe.AsOfLabel = e.AsOfCue, e.AsOfLabel
 		c.addGraph(probe, score)
 	}
 	// Did the graph find what the question asks about (a hop that a word

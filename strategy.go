@@ -164,6 +164,7 @@ func (c *candidates) addGraph(it RetrievalItem, score float64) {
 	}
 	cur.GraphScore, cur.Path, cur.Relations, cur.PathNames, cur.Matched, cur.TypeCue =
 		score, it.Path, it.Relations, it.PathNames, it.Matched, it.TypeCue
+	cur.AsOfCue, cur.AsOfLabel = it.AsOfCue, it.AsOfLabel
 	if cur.Kind == ItemEntity || !c.inText[i] {
 		cur.Source = it.Source
 	}

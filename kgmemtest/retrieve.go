@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kgmem/kgmem"
 )
@@ -29,7 +30,52 @@ func retrieveChecks() []check {
 			})
 		}},
 		{"SameAsReferenceRandom", checkRetrieveRandom},
+		{"TimeAndConnectionQuestions", checkRetrieveTimeAndConnection},
 	}
+}
+
+// checkRetrieveTimeAndConnection: questions that say when they ask about
+// walk as of that time, and questions that ask how two entities are
+// related answer with the path between them, as on the reference.
+func checkRetrieveTimeAndConnection(t *testing.T, g kgmem.KnowledgeGraph) {
+	ref := kgmem.NewInMemoryGraph()
+	d := func(y int, m time.Month) time.Time { return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC) }
+	for _, h := range []kgmem.KnowledgeGraph{g, ref} {
+		addEntity(t, h, kgmem.Entity{ID: "person:maria", Name: "Maria", Type: "person"})
+		addEntity(t, h, kgmem.Entity{ID: "person:li", Name: "李雷", Type: "person"})
+		addEntity(t, h, kgmem.Entity{ID: "person:ann", Name: "Ann", Type: "person"})
+		addEntity(t, h, kgmem.Entity{ID: "city:berlin", Name: "Berlin", Type: "city", Aliases: []string{"柏林"}})
+		addEntity(t, h, kgmem.Entity{ID: "city:lisbon", Name: "Lisbon", Type: "city", Aliases: []string{"里斯本"}})
+		for _, r := range []kgmem.Relation{
+			{SourceID: "person:maria", TargetID: "city:berlin", Type: "lives_in", Weight: 1, ValidFrom: d(2019, 1), ValidTo: d(2024, 3)},
+			{SourceID: "person:maria", TargetID: "city:lisbon", Type: "lives_in", Weight: 1, ValidFrom: d(2024, 3)},
+			{SourceID: "person:maria", TargetID: "person:li", Type: "colleague_of", Weight: 1},
+			{SourceID: "person:li", TargetID: "person:ann", Type: "friend_of", Weight: 0.8},
+		} {
+			addRelation(t, h, r)
+		}
+	}
+	for _, c := range []struct{ query, first string }{
+		{"Where did Maria live in 2023?", `Maria —lives_in→ Berlin (2019 → 2024-03) (lives_in ← "live"; city ← "Where"; as of 2023 ← "in 2023")`},
+		{"Where did Maria live before Lisbon?", `Maria —lives_in→ Berlin (2019 → 2024-03) (lives_in ← "live"; city ← "Where"; as of just before 2024-03 ← "before Lisbon")`},
+		{"Maria 2025年住在哪里？", `Maria —lives_in→ Lisbon (2024-03 →) (lives_in ← "住在"; city ← "在哪"; as of 2025 ← "2025年")`},
+		{"How is Maria related to 李雷?", `Maria —colleague_of→ 李雷`},
+		{"Maria和Ann是什么关系？", `Maria —colleague_of→ 李雷 —friend_of→ Ann`},
+	} {
+		got := retrieveGraph(t, g, c.query)
+		if len(got.Items) == 0 || got.Items[0].Explain() != c.first {
+			first := "(none)"
+			if len(got.Items) > 0 {
+				first = got.Items[0].Explain()
+			}
+			t.Errorf("Retrieve(%q): first item %s, want %s", c.query, first, c.first)
+		}
+	}
+	requireSameRetrieve(t, ref, g, []string{
+		"Where did Maria live in 2023?", "Where did Maria live before Lisbon?", "Where has Maria lived?",
+		"Maria在里斯本之前住在哪里？", "How is Maria related to 李雷?", "Maria和Ann是什么关系？",
+		"what is the relationship between Ann and Maria?",
+	})
 }
 
 // checkRetrieveParallel: of two relations between the same entities, the
@@ -141,7 +187,7 @@ func describeItems(items []kgmem.RetrievalItem) string {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		fmt.Fprintf(&b, "%s %.6f path=%v rels=%s matched=%q cue=%q", it.ID(), it.Score, it.Path, fmt.Sprint(describeRelations(it.Relations)), it.Matched, it.TypeCue)
+		fmt.Fprintf(&b, "%s %.6f path=%v rels=%s matched=%q cue=%q asof=%q←%q", it.ID(), it.Score, it.Path, fmt.Sprint(describeRelations(it.Relations)), it.Matched, it.TypeCue, it.AsOfLabel, it.AsOfCue)
 	}
 	return "[" + b.String() + "]"
 }
