@@ -84,9 +84,9 @@ const (
 // is entities × Model().Dimensions × 4 bytes per graph, plus the text of
 // each entity still to embed.
 func WithLinkEmbedder(e Embedder, threshold float64) RetrieverOption {
-	return retrieverOptionFunc(func(r *MemoryRetriever) {
+	return constructOption{"WithLinkEmbedder", func(r *MemoryRetriever) {
 		r.linkEmbedder, r.linkThreshold = e, threshold
-	})
+	}}
 }
 
 // EntityText is the text linking by meaning embeds for an entity: its

@@ -97,15 +97,36 @@ type PageGetter interface {
 	Get(ctx context.Context, id string) (KnowledgePage, bool, error)
 }
 
-// RetrieverOption configures NewMemoryRetriever. Like every option type of
-// kgmem it is made only by the With… functions that return it.
+// RetrieverOption configures NewMemoryRetriever, and, for the options
+// that say so, one Retrieve call: WithStrategy, WithExpansion, WithAsOf,
+// WithMaxResults, WithDepth, WithRelationTypes and WithReranker change
+// the settings of the call they are passed to, so that one retriever,
+// built once with its sources and their caches, serves every call. The
+// options that add sources or an embedder (WithKnowledgeGraph,
+// WithNamedKnowledgeGraph, WithKnowledgeStore, WithLinkEmbedder) are for
+// NewMemoryRetriever only. Like every option type of kgmem it is made only
+// by the With… functions that return it.
 type RetrieverOption interface {
 	applyRetriever(*MemoryRetriever)
+	// perCall names the option when it cannot apply to one call, "" when
+	// it can.
+	perCall() string
 }
 
+// retrieverOptionFunc is an option that can apply to one call.
 type retrieverOptionFunc func(*MemoryRetriever)
 
 func (f retrieverOptionFunc) applyRetriever(r *MemoryRetriever) { f(r) }
+func (retrieverOptionFunc) perCall() string                     { return "" }
+
+// constructOption is an option for NewMemoryRetriever only.
+type constructOption struct {
+	name  string
+	apply func(*MemoryRetriever)
+}
+
+func (o constructOption) applyRetriever(r *MemoryRetriever) { o.apply(r) }
+func (o constructOption) perCall() string                   { return o.name }
 
 // WithKnowledgeGraph adds a knowledge graph, named "graph" in warnings.
 func WithKnowledgeGraph(g KnowledgeGraph) RetrieverOption {
@@ -116,22 +137,22 @@ func WithKnowledgeGraph(g KnowledgeGraph) RetrieverOption {
 // and RetrievalItem.Source use; a retriever may hold several, one per
 // knowledge base. A nil g is ignored.
 func WithNamedKnowledgeGraph(name string, g KnowledgeGraph) RetrieverOption {
-	return retrieverOptionFunc(func(r *MemoryRetriever) {
+	return constructOption{"WithNamedKnowledgeGraph", func(r *MemoryRetriever) {
 		if g != nil {
 			r.graphs = append(r.graphs, namedGraph{name, g})
 		}
-	})
+	}}
 }
 
 // WithKnowledgeStore adds a knowledge store besides the one given to
 // NewMemoryRetriever, under a name that warnings and RetrievalItem.Source
 // use. A nil s is ignored.
 func WithKnowledgeStore(name string, s KnowledgeStore) RetrieverOption {
-	return retrieverOptionFunc(func(r *MemoryRetriever) {
+	return constructOption{"WithKnowledgeStore", func(r *MemoryRetriever) {
 		if s != nil {
 			r.stores = append(r.stores, namedStore{name, s})
 		}
-	})
+	}}
 }
 
 // WithStrategy sets the strategy; the default is Hybrid. An unknown
@@ -171,6 +192,54 @@ func WithAsOf(a AsOf) RetrieverOption {
 	return retrieverOptionFunc(func(r *MemoryRetriever) { r.at = &a })
 }
 
+// WithMaxResults sets RetrieverConfig.MaxResults, for the retriever or
+// for one call: how many items Retrieve returns at most (0: the default,
+// 10). Candidates, when the configuration leaves it 0, follows it.
+func WithMaxResults(n int) RetrieverOption {
+	return retrieverOptionFunc(func(r *MemoryRetriever) { r.raw.MaxResults = n })
+}
+
+// WithDepth sets how many hops the graph channel walks from the entities
+// a query names (the Depth of WithExpansion; 0 is one hop), keeping the
+// rest of the expansion.
+func WithDepth(n int) RetrieverOption {
+	if n == 0 {
+		n = 1
+	}
+	return retrieverOptionFunc(func(r *MemoryRetriever) { r.expansion.Depth = n }) // a negative n fails the expansion's check
+}
+
+// WithRelationTypes restricts the graph channel to these relation types
+// (the RelationTypes of WithExpansion; none: every type), keeping the rest
+// of the expansion.
+func WithRelationTypes(types ...string) RetrieverOption {
+	types = slices.Clone(types)
+	return retrieverOptionFunc(func(r *MemoryRetriever) { r.expansion.RelationTypes = slices.Clone(types) })
+}
+
+// forCall returns a copy of r with opts applied for one call, sharing its
+// sources and caches, or an error naming an option that cannot apply to a
+// call or an invalid setting.
+func (r *MemoryRetriever) forCall(opts []RetrieverOption) (*MemoryRetriever, error) {
+	c := *r
+	c.expansion.RelationTypes = slices.Clone(r.expansion.RelationTypes)
+	for i, o := range opts {
+		if o == nil {
+			return nil, fmt.Errorf("kgmem: retrieve: option %d is nil: %w", i, ErrInvalidArgument)
+		}
+		if name := o.perCall(); name != "" {
+			return nil, fmt.Errorf("kgmem: retrieve: option %d: %s configures NewMemoryRetriever, not one call: %w", i, name, ErrInvalidArgument)
+		}
+		o.applyRetriever(&c)
+	}
+	c.cfg = c.raw
+	var err error
+	if c.cfg, err = c.config(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
 // asOf is the instant the graph channel answers at.
 func (r *MemoryRetriever) asOf() AsOf {
 	if r.at != nil {
@@ -195,6 +264,7 @@ type namedStore struct {
 // concurrent use; its configuration is fixed at construction.
 type MemoryRetriever struct {
 	cfg       RetrieverConfig // defaults applied
+	raw       RetrieverConfig // as given, WithMaxResults applied: what a call's options start from
 	err       error           // the first invalid setting; every Retrieve returns it
 	vocab     *vocabIndex     // cfg.Vocabulary, compiled
 	strategy  RetrievalStrategy
@@ -221,7 +291,7 @@ type MemoryRetriever struct {
 // constructor when it can return one (OpenGraph, OpenStore, OpenMemory)
 // and from the first call otherwise.
 func NewMemoryRetriever(store KnowledgeStore, cfg RetrieverConfig, opts ...RetrieverOption) *MemoryRetriever {
-	r := &MemoryRetriever{cfg: cfg, expansion: defaultExpansion, vocab: compileVocabulary(cfg.Vocabulary)}
+	r := &MemoryRetriever{raw: cfg, expansion: defaultExpansion, vocab: compileVocabulary(cfg.Vocabulary)}
 	if store != nil {
 		r.stores = append(r.stores, namedStore{"store", store})
 	}
@@ -234,6 +304,7 @@ func NewMemoryRetriever(store KnowledgeStore, cfg RetrieverConfig, opts ...Retri
 		}
 		o.applyRetriever(r)
 	}
+	r.cfg = r.raw
 	if r.err == nil {
 		r.cfg, r.err = r.config()
 	}
@@ -358,6 +429,10 @@ type graphHit struct {
 // surface text that shares no words with the query; the channels are then
 // merged by cfg.Fusion. Scores are in [0,1].
 //
+// opts override the retriever's settings for this call only (see
+// RetrieverOption for the options that can); an option that cannot, or an
+// invalid setting, returns ErrInvalidArgument.
+//
 // Hybrid without a graph runs KnowledgeOnly, and without a store GraphOnly;
 // Result.Strategy says what ran. An empty query returns an empty result.
 //
@@ -372,13 +447,20 @@ type graphHit struct {
 // and its late result is dropped. A cancelled ctx returns ctx.Err(). A
 // query that is not valid UTF-8, an invalid configuration or a strategy
 // without the sources it needs returns ErrInvalidArgument.
-func (r *MemoryRetriever) Retrieve(ctx context.Context, query string) (RetrievalResult, error) {
+func (r *MemoryRetriever) Retrieve(ctx context.Context, query string, opts ...RetrieverOption) (RetrievalResult, error) {
 	begin := time.Now()
 	if err := ctx.Err(); err != nil {
 		return RetrievalResult{}, err
 	}
 	if r.err != nil {
 		return RetrievalResult{}, r.err
+	}
+	if len(opts) > 0 {
+		call, err := r.forCall(opts)
+		if err != nil {
+			return RetrievalResult{}, err
+		}
+		r = call
 	}
 	cfg := r.cfg
 	if !utf8.ValidString(query) {
