@@ -649,8 +649,13 @@ func (q *question) matchRelation(name string, v *vocabIndex) *relMatch {
 		m.terms = append(m.terms, q.matchPart(pi, &p)...)
 	}
 	if v != nil {
+		named := len(m.terms)
 		for _, keys := range v.rel[name] {
-			m.terms = append(m.terms, q.matchPhrase(keys, false)...)
+			for _, t := range q.matchPhrase(keys, false) {
+				if !m.absorb(named, t) {
+					m.terms = append(m.terms, t)
+				}
+			}
 		}
 		for _, keys := range v.inv[name] {
 			m.terms = append(m.terms, q.matchPhrase(keys, true)...)
@@ -664,6 +669,29 @@ func (q *question) matchRelation(name string, v *vocabIndex) *relMatch {
 		}
 	}
 	return m
+}
+
+// absorb folds a registered phrase t into the name's own matches among
+// the first named terms when it repeats one: a phrase whose words overlap
+// words that a word of the name's last segment (or its lexicon concept)
+// already matches, the same way round, names the same relation there, so
+// it is the same mention. The name's match keeps its direction and place,
+// takes the phrase's strength when that is higher, and takes in the
+// phrase's other words ("release years" for the "release" of released),
+// so the phrase neither adds a reading nor leaves a word of itself to ask
+// for another hop. It reports whether t was absorbed.
+func (m *relMatch) absorb(named int, t term) bool {
+	absorbed := false
+	for i := range m.terms[:named] {
+		n := &m.terms[i]
+		if n.mask&t.mask == 0 || n.inverse != t.inverse || m.parts[n.part].weight < 1 {
+			continue
+		}
+		n.mask |= t.mask
+		n.strength = max(n.strength, t.strength)
+		absorbed = true
+	}
+	return absorbed
 }
 
 // passiveName reports whether a relation type's name is in the passive
