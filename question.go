@@ -321,6 +321,11 @@ type question struct {
 	occs    []occurrence
 	cues    []cue
 	pivot   bool // the question asks for something shared: share, same, co-, together
+	// tail is the last content unit of a question asked with do-support or
+	// a perfect ("what films did the cast of X direct", "which films have
+	// the people who financed X produced"), whose last verb is the main
+	// clause's and so names the outermost hop; -1 for other questions.
+	tail int
 }
 
 // cue is a question word that says what kind of answer is wanted: a wh-word
@@ -379,6 +384,7 @@ func analyzeQuestion(text string, spans [][2]int) *question {
 		q.content = append(q.content, i)
 	}
 	q.doIdiom(entity)
+	q.tail = q.findTail(entity)
 	for _, o := range findOccurrences(q.units) {
 		keep := true
 		for i := o.first; i <= o.last; i++ {
@@ -402,6 +408,48 @@ func analyzeQuestion(text string, spans [][2]int) *question {
 		}
 	}
 	return q
+}
+
+// auxWords make a wh-question's last verb its main verb: "what films did
+// … direct", "who do … star", "which films have … produced".
+var auxWords = map[string]bool{"do": true, "does": true, "did": true, "have": true, "has": true, "had": true}
+
+// findTail returns the question's last content unit, other than a polite
+// word, when the question opens with which, what, who or whom followed,
+// within three words and before any named entity, by do, does, did, have,
+// has or had; -1 otherwise.
+func (q *question) findTail(entity []bool) int {
+	words := 0
+	wh := -1
+	for i, u := range q.units {
+		if !u.word {
+			return -1
+		}
+		if entity[i] {
+			break
+		}
+		words++
+		switch {
+		case wh < 0 && words > 6:
+			return -1
+		case wh < 0:
+			switch u.fold {
+			case "what", "which", "who", "whom":
+				wh = words
+			}
+			continue
+		case words-wh > 3:
+			return -1
+		case auxWords[u.fold]:
+			for k := len(q.content) - 1; k >= 0; k-- {
+				if j := q.content[k]; !politeWords[q.units[j].fold] {
+					return j
+				}
+			}
+			return -1
+		}
+	}
+	return -1
 }
 
 // doIdiom reads "what does X do" as a question about X's occupation: the
@@ -898,4 +946,10 @@ func (q *question) cueMatches(c *cue, parts []namePart, words [][]string) bool {
 		}
 	}
 	return false
+}
+
+// nounOf reports whether unit i is followed by "of": a noun that names a
+// relation of what follows ("the producers of the films").
+func (q *question) nounOf(i int) bool {
+	return i+1 < len(q.units) && q.units[i].word && q.units[i+1].word && q.units[i+1].fold == "of"
 }
