@@ -129,6 +129,7 @@ var qaFloors = map[string]map[bool][4]float64{
 func TestQuestionAnsweringGenerated(t *testing.T) {
 	kgmem.NeedEvaluation(t)
 	var tb strings.Builder
+	var below []string // the figures under their floors, checked after the table is logged
 	tb.WriteString("Generated sets, GraphOnly Retrieve with entity types; answer rank among entities reached through a relation\n\n")
 	tb.WriteString("| set | vocabulary | hops | lang | questions | hits@1 | gold-path hits@1 | hits@10 | linked per question | Retrieve p50 / p99 |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range []*qaset.Set{qaset.Movies(), qaset.Org(), qaset.Geo()} {
@@ -163,9 +164,13 @@ func TestQuestionAnsweringGenerated(t *testing.T) {
 			}
 			for hops, qt := range byHop {
 				floor := qaFloors[s.Name][vocab][hops]
-				require.GreaterOrEqualf(t, qt.pct(qt.hits1), floor, "%s, vocabulary %v, %d hops: hits@1", s.Name, vocab, hops)
+				if qt.pct(qt.hits1) < floor {
+					below = append(below, fmt.Sprintf("%s, vocabulary %v, %d hops: hits@1 %.1f%% < %.1f%%", s.Name, vocab, hops, qt.pct(qt.hits1), floor))
+				}
 			}
 		}
 	}
 	t.Log("\n" + tb.String())
+	slices.Sort(below)
+	require.Empty(t, below, "hits@1 below the floors")
 }
