@@ -16,15 +16,20 @@ import (
 // qaTally counts how a retriever answers a set of questions: hits@1 and
 // hits@10 of the first gold answer among the entity items reached through
 // a relation (len(Path) > 1, so the entity a question names counts only
-// when a walk leads back to it), the linked entities the answer used, and
-// each call's latency.
+// when a walk leads back to it), how often that first item is a gold
+// answer reached through the gold path (its relations' types are the gold
+// path's, hop for hop: the answer came from a walk that covers the
+// relations the question names, not from a shorter walk that landed on a
+// frequent value), the linked entities the answer used, and each call's
+// latency.
 type qaTally struct {
-	n, hits1, hits10, linked int
-	lat                      []time.Duration
+	n, hits1, hits10, genuine, linked int
+	lat                               []time.Duration
 }
 
-// ask answers question with r and counts the outcome against gold.
-func (qt *qaTally) ask(t testing.TB, r *kgmem.MemoryRetriever, question string, gold []string) {
+// ask answers question with r and counts the outcome against gold and the
+// relation types of the gold path.
+func (qt *qaTally) ask(t testing.TB, r *kgmem.MemoryRetriever, question string, gold, goldPath []string) {
 	t.Helper()
 	start := time.Now()
 	res, err := r.Retrieve(context.Background(), question)
@@ -40,6 +45,9 @@ func (qt *qaTally) ask(t testing.TB, r *kgmem.MemoryRetriever, question string, 
 		if slices.Contains(gold, it.Entity.ID) {
 			if rank == 0 {
 				qt.hits1++
+				if slices.Equal(relationTypes(it.Relations), goldPath) {
+					qt.genuine++
+				}
 			}
 			if rank < 10 {
 				qt.hits10++
@@ -48,6 +56,24 @@ func (qt *qaTally) ask(t testing.TB, r *kgmem.MemoryRetriever, question string, 
 		}
 		rank++
 	}
+}
+
+// relationTypes returns the types of rels, in order.
+func relationTypes(rels []kgmem.Relation) []string {
+	out := make([]string, len(rels))
+	for i, r := range rels {
+		out[i] = r.Type
+	}
+	return out
+}
+
+// stepTypes returns the relation types of a gold path, in order.
+func stepTypes(path []qaset.Step) []string {
+	out := make([]string, len(path))
+	for i, s := range path {
+		out[i] = s.Type
+	}
+	return out
 }
 
 func (qt *qaTally) pct(k int) float64 { return 100 * float64(k) / float64(max(qt.n, 1)) }
@@ -83,13 +109,16 @@ func qaLoad(t testing.TB, s *qaset.Set) *kgmem.InMemoryGraph {
 
 // qaFloors are the least hits@1 (percent) per set, registered vocabulary
 // or not, and hop count, set a little under the figures measured when the
-// graph channel learned to follow the relations a question names. The
+// graph channel learned to follow the relations a question names (the
+// three-hop floors of movies and the two- and three-hop floors of geo when
+// it learned to read the main verb of a do-support question as the last
+// hop). The
 // sets' wording was written independently of kgmem's lexicon, and their
 // vocabularies cover only about two thirds of it.
 var qaFloors = map[string]map[bool][4]float64{
-	"movies": {false: {0, 90, 82, 62}, true: {0, 91, 83, 62}},
+	"movies": {false: {0, 90, 82, 75}, true: {0, 91, 83, 75}},
 	"org":    {false: {0, 76, 56, 41}, true: {0, 80, 63, 55}},
-	"geo":    {false: {0, 80, 55, 51}, true: {0, 82, 58, 54}},
+	"geo":    {false: {0, 80, 60, 55}, true: {0, 82, 62, 56}},
 }
 
 // TestQuestionAnsweringGenerated evaluates the graph channel on the three
@@ -102,10 +131,44 @@ var qaFloors = map[string]map[bool][4]float64{
 // when hits@1 of a set and hop count falls below its floor.
 func TestQuestionAnsweringGenerated(t *testing.T) {
 	kgmem.NeedEvaluation(t)
+	qaEvaluate(t, []*qaset.Set{qaset.Movies(), qaset.Org(), qaset.Geo()}, qaFloors)
+}
+
+// qaHeldOutSeed seeds the held-out variants of the generated sets.
+const qaHeldOutSeed = 2027
+
+// qaHeldOutFloors are the least hits@1 (percent) on the held-out variants,
+// set a little under the figures measured when they were first generated.
+var qaHeldOutFloors = map[string]map[bool][4]float64{
+	"movies": {false: {0, 91, 82, 71}, true: {0, 92, 85, 72}},
+	"org":    {false: {0, 86, 62, 50}, true: {0, 88, 70, 62}},
+	"geo":    {false: {0, 81, 58, 54}, true: {0, 84, 60, 58}},
+}
+
+// TestQuestionAnsweringHeldOut evaluates the graph channel as
+// TestQuestionAnsweringGenerated does, on the same generators run from
+// another seed (qaset.Seeded): other entities, relations and questions,
+// which no scoring constant was tuned on.
+func TestQuestionAnsweringHeldOut(t *testing.T) {
+	kgmem.NeedEvaluation(t)
+	var sets []*qaset.Set
+	for _, name := range []string{"movies", "org", "geo"} {
+		sets = append(sets, qaset.Seeded(name, qaHeldOutSeed))
+	}
+	qaEvaluate(t, sets, qaHeldOutFloors)
+}
+
+// qaEvaluate answers every question of sets with a GraphOnly retriever,
+// with and without the set's vocabulary, logs the table of hits@1, gold-path
+// hits@1, hits@10, linked entities and latency by set, vocabulary, hop
+// count and language, and fails when hits@1 of a set, vocabulary and hop
+// count is below its floor.
+func qaEvaluate(t *testing.T, sets []*qaset.Set, floors map[string]map[bool][4]float64) {
 	var tb strings.Builder
+	var below []string // the figures under their floors, checked after the table is logged
 	tb.WriteString("Generated sets, GraphOnly Retrieve with entity types; answer rank among entities reached through a relation\n\n")
-	tb.WriteString("| set | vocabulary | hops | lang | questions | hits@1 | hits@10 | linked per question | Retrieve p50 / p99 |\n|---|---|---|---|---|---|---|---|---|\n")
-	for _, s := range []*qaset.Set{qaset.Movies(), qaset.Org(), qaset.Geo()} {
+	tb.WriteString("| set | vocabulary | hops | lang | questions | hits@1 | gold-path hits@1 | hits@10 | linked per question | Retrieve p50 / p99 |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, s := range sets {
 		g := qaLoad(t, s)
 		for _, vocab := range []bool{false, true} {
 			cfg := kgmem.RetrieverConfig{MaxResults: 10}
@@ -125,21 +188,25 @@ func TestQuestionAnsweringGenerated(t *testing.T) {
 				if byHop[q.Hops] == nil {
 					byHop[q.Hops] = new(qaTally)
 				}
-				byKey[k].ask(t, r, q.Text, q.Answers)
-				byHop[q.Hops].ask(t, r, q.Text, q.Answers)
+				byKey[k].ask(t, r, q.Text, q.Answers, stepTypes(q.Path))
+				byHop[q.Hops].ask(t, r, q.Text, q.Answers, stepTypes(q.Path))
 			}
 			slices.Sort(keys)
 			for _, k := range keys {
 				qt := byKey[k]
 				hops, lang, _ := strings.Cut(k, " ")
-				fmt.Fprintf(&tb, "| %s | %v | %s | %s | %d | %.1f%% | %.1f%% | %.2f | %s |\n", s.Name, vocab, hops, lang, qt.n,
-					qt.pct(qt.hits1), qt.pct(qt.hits10), qt.perQuestion(qt.linked), qt.latency())
+				fmt.Fprintf(&tb, "| %s | %v | %s | %s | %d | %.1f%% | %.1f%% | %.1f%% | %.2f | %s |\n", s.Name, vocab, hops, lang, qt.n,
+					qt.pct(qt.hits1), qt.pct(qt.genuine), qt.pct(qt.hits10), qt.perQuestion(qt.linked), qt.latency())
 			}
 			for hops, qt := range byHop {
-				floor := qaFloors[s.Name][vocab][hops]
-				require.GreaterOrEqualf(t, qt.pct(qt.hits1), floor, "%s, vocabulary %v, %d hops: hits@1", s.Name, vocab, hops)
+				floor := floors[s.Name][vocab][hops]
+				if qt.pct(qt.hits1) < floor {
+					below = append(below, fmt.Sprintf("%s, vocabulary %v, %d hops: hits@1 %.1f%% < %.1f%%", s.Name, vocab, hops, qt.pct(qt.hits1), floor))
+				}
 			}
 		}
 	}
 	t.Log("\n" + tb.String())
+	slices.Sort(below)
+	require.Empty(t, below, "hits@1 below the floors")
 }

@@ -321,6 +321,11 @@ type question struct {
 	occs    []occurrence
 	cues    []cue
 	pivot   bool // the question asks for something shared: share, same, co-, together
+	// tail is the last content unit of a question asked with do-support or
+	// a perfect ("what films did the cast of X direct", "which films have
+	// the people who financed X produced"), whose last verb is the main
+	// clause's and so names the outermost hop; -1 for other questions.
+	tail int
 }
 
 // cue is a question word that says what kind of answer is wanted: a wh-word
@@ -379,6 +384,7 @@ func analyzeQuestion(text string, spans [][2]int) *question {
 		q.content = append(q.content, i)
 	}
 	q.doIdiom(entity)
+	q.tail = q.findTail(entity)
 	for _, o := range findOccurrences(q.units) {
 		keep := true
 		for i := o.first; i <= o.last; i++ {
@@ -402,6 +408,48 @@ func analyzeQuestion(text string, spans [][2]int) *question {
 		}
 	}
 	return q
+}
+
+// auxWords make a wh-question's last verb its main verb: "what films did
+// … direct", "who do … star", "which films have … produced".
+var auxWords = map[string]bool{"do": true, "does": true, "did": true, "have": true, "has": true, "had": true}
+
+// findTail returns the question's last content unit, other than a polite
+// word, when the question opens with which, what, who or whom followed,
+// within three words and before any named entity, by do, does, did, have,
+// has or had; -1 otherwise.
+func (q *question) findTail(entity []bool) int {
+	words := 0
+	wh := -1
+	for i, u := range q.units {
+		if !u.word {
+			return -1
+		}
+		if entity[i] {
+			break
+		}
+		words++
+		switch {
+		case wh < 0 && words > 6:
+			return -1
+		case wh < 0:
+			switch u.fold {
+			case "what", "which", "who", "whom":
+				wh = words
+			}
+			continue
+		case words-wh > 3:
+			return -1
+		case auxWords[u.fold]:
+			for k := len(q.content) - 1; k >= 0; k-- {
+				if j := q.content[k]; !politeWords[q.units[j].fold] {
+					return j
+				}
+			}
+			return -1
+		}
+	}
+	return -1
 }
 
 // doIdiom reads "what does X do" as a question about X's occupation: the
@@ -649,8 +697,13 @@ func (q *question) matchRelation(name string, v *vocabIndex) *relMatch {
 		m.terms = append(m.terms, q.matchPart(pi, &p)...)
 	}
 	if v != nil {
+		named := len(m.terms)
 		for _, keys := range v.rel[name] {
-			m.terms = append(m.terms, q.matchPhrase(keys, false)...)
+			for _, t := range q.matchPhrase(keys, false) {
+				if !m.absorb(named, t) {
+					m.terms = append(m.terms, t)
+				}
+			}
 		}
 		for _, keys := range v.inv[name] {
 			m.terms = append(m.terms, q.matchPhrase(keys, true)...)
@@ -664,6 +717,29 @@ func (q *question) matchRelation(name string, v *vocabIndex) *relMatch {
 		}
 	}
 	return m
+}
+
+// absorb folds a registered phrase t into the name's own matches among
+// the first named terms when it repeats one: a phrase whose words overlap
+// words that a word of the name's last segment (or its lexicon concept)
+// already matches, the same way round, names the same relation there, so
+// it is the same mention. The name's match keeps its direction and place,
+// takes the phrase's strength when that is higher, and takes in the
+// phrase's other words ("release years" for the "release" of released),
+// so the phrase neither adds a reading nor leaves a word of itself to ask
+// for another hop. It reports whether t was absorbed.
+func (m *relMatch) absorb(named int, t term) bool {
+	absorbed := false
+	for i := range m.terms[:named] {
+		n := &m.terms[i]
+		if n.mask&t.mask == 0 || n.inverse != t.inverse || m.parts[n.part].weight < 1 {
+			continue
+		}
+		n.mask |= t.mask
+		n.strength = max(n.strength, t.strength)
+		absorbed = true
+	}
+	return absorbed
 }
 
 // passiveName reports whether a relation type's name is in the passive
@@ -870,4 +946,10 @@ func (q *question) cueMatches(c *cue, parts []namePart, words [][]string) bool {
 		}
 	}
 	return false
+}
+
+// nounOf reports whether unit i is followed by "of": a noun that names a
+// relation of what follows ("the producers of the films").
+func (q *question) nounOf(i int) bool {
+	return i+1 < len(q.units) && q.units[i].word && q.units[i+1].word && q.units[i+1].fold == "of"
 }

@@ -186,4 +186,21 @@ func TestMatchRelationTerms(t *testing.T) {
 	v := compileVocabulary(Vocabulary{Relations: map[string][]string{"directed_by": {"who made"}}})
 	require.Equal(t, map[string]float64{"made": strengthVocab}, strength("made it", "directed_by", v))
 	require.Empty(t, strength("the weather", "directed_by", v))
+
+	// A phrase that repeats the name's own match is that match: one term,
+	// at the phrase's strength, spanning the phrase's words too.
+	v = compileVocabulary(Vocabulary{Relations: map[string][]string{"directed_by": {"director"}, "released": {"release year"}}})
+	q := analyzeQuestion("the director of it", nil)
+	terms := q.matchRelation("directed_by", v).terms
+	require.Len(t, terms, 1)
+	require.Equal(t, strengthVocab, terms[0].strength)
+	require.Equal(t, 0, terms[0].part)
+	q = analyzeQuestion("the release years of it", nil)
+	terms = q.matchRelation("released", v).terms
+	require.Len(t, terms, 1)
+	require.Equal(t, q.span(1, 2), terms[0].mask, "release years")
+	require.Equal(t, "release", "the release years of it"[terms[0].start:terms[0].end])
+	// The other way round, a phrase is a reading of its own.
+	v = compileVocabulary(Vocabulary{InverseRelations: map[string][]string{"directed_by": {"director"}}})
+	require.Len(t, analyzeQuestion("the director of it", nil).matchRelation("directed_by", v).terms, 2)
 }

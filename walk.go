@@ -563,12 +563,18 @@ func (w *walker) wantForward(start int32, tm *term, m *relMatch) bool {
 	return forward != tm.inverse
 }
 
-// orderKey places unit u relative to the mention a walk starts from: the
-// words after the mention in reading order first, then the words before
-// it, nearest first — "the B of the A of X" and "X's A's B" both ask for
-// A, then B.
-func (w *walker) orderKey(start int32, u int) int32 {
+// orderKey places a hop's words tm relative to the mention a walk starts
+// from: the words after the mention in reading order first, then the words
+// before it, nearest first — "the B of the A of X" and "X's A's B" both
+// ask for A, then B — and last the main verb that ends a question asked
+// with do-support after the mention ("what films did the cast of the films
+// scripted by X direct": scripted, cast, direct).
+func (w *walker) orderKey(start int32, tm *term) int32 {
 	s := &w.starts[start]
+	u := tm.first
+	if t := w.q.tail; t >= 0 && u > s.last && tm.first <= t && t <= tm.last {
+		return 2 * orderKeyTopiced
+	}
 	if u > s.last {
 		return int32(u - s.last)
 	}
@@ -613,7 +619,7 @@ func (w *walker) readings(g *wgroup) {
 		if tm.part >= 0 && m.parts[tm.part].weight < 1 {
 			val *= weakPart
 		}
-		key := w.orderKey(s.start, tm.first)
+		key := w.orderKey(s.start, &tm)
 		if key < s.lastKey {
 			val *= outOfOrder
 		}
@@ -728,10 +734,14 @@ func (w *walker) scoreStates() []float64 {
 			continue
 		}
 		score := s.score
+		// The words of the cues the answer's type matches are covered,
+		// except a noun before "of", which names the relation that gives
+		// the answer ("the producers of the films …") and so asks for a
+		// hop of its own.
 		covered := s.mask
 		hit := w.hits[i] & active
 		for ci, c := range q.cues {
-			if ci < 64 && hit&(1<<uint(ci)) != 0 {
+			if ci < 64 && hit&(1<<uint(ci)) != 0 && !q.nounOf(c.last) {
 				covered |= q.span(c.unit, c.last)
 			}
 		}

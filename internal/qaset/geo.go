@@ -46,8 +46,9 @@ const (
 // organization), people/person/parents (child → parent, always stored),
 // people/person/children (parent → child, stored for half of the
 // families) and ledBy (country → person).
-func Geo() *Set {
-	rng := rand.New(rand.NewPCG(0x6b676d656d, 0x67656f))
+func Geo() *Set { return geoSet(rand.New(rand.NewPCG(0x6b676d656d, 0x67656f))) }
+
+func geoSet(rng *rand.Rand) *Set {
 	b := newBuilder()
 	buildGeo(b, rng)
 	x := b.finish()

@@ -24,8 +24,9 @@ import (
 // years and countries are hubs: questions walk back from them only at the
 // topic, and a popularity level is in practice asked about only forward,
 // since every level has more than 30 films.
-func Movies() *Set {
-	rng := rand.New(rand.NewPCG(0x6b676d656d, 0x6d6f76696573))
+func Movies() *Set { return moviesSet(rand.New(rand.NewPCG(0x6b676d656d, 0x6d6f76696573))) }
+
+func moviesSet(rng *rand.Rand) *Set {
 	b := newBuilder()
 	buildMovies(b, rng)
 	x := b.finish()

@@ -23,8 +23,9 @@ import (
 // (office → 城市), headquartered_in (company → 城市), 擅长 (person → 技能),
 // depends_on (project → project), 导师 (person → their mentor), heads
 // (person → the 部门 they head) and owns (team → project).
-func Org() *Set {
-	rng := rand.New(rand.NewPCG(0x6b676d656d, 0x6f7267))
+func Org() *Set { return orgSet(rand.New(rand.NewPCG(0x6b676d656d, 0x6f7267))) }
+
+func orgSet(rng *rand.Rand) *Set {
 	b := newBuilder()
 	buildOrg(b, rng)
 	x := b.finish()

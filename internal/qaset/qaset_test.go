@@ -461,3 +461,27 @@ func BenchmarkSets(b *testing.B) {
 		})
 	}
 }
+
+func TestSeeded(t *testing.T) {
+	if Seeded("weather", 1) != nil {
+		t.Fatal("an unknown name returned a set")
+	}
+	built := allSets(t)
+	for _, want := range built[1:] { // movies is the slowest to build; org and geo cover the switch
+		t.Run(want.Name, func(t *testing.T) {
+			a, b := Seeded(want.Name, 7), Seeded(want.Name, 7)
+			if !reflect.DeepEqual(a, b) {
+				t.Fatal("two calls with one seed returned different sets")
+			}
+			if a.Name != want.Name || len(a.Questions) == 0 {
+				t.Fatalf("set %q with %d questions", a.Name, len(a.Questions))
+			}
+			if reflect.DeepEqual(a.Questions, want.Questions) {
+				t.Fatal("another seed returned the same questions")
+			}
+			if !reflect.DeepEqual(a.Vocabulary, want.Vocabulary) {
+				t.Fatal("another seed changed the vocabulary")
+			}
+		})
+	}
+}
