@@ -18,13 +18,13 @@ var walErrors = wal.Sentinels{
 
 // Durable defaults.
 const (
-	// DefaultSyncInterval is the period of SyncInterval when
+	// defaultSyncInterval is the period of SyncInterval when
 	// WithSyncInterval gives none.
-	DefaultSyncInterval = wal.DefaultSyncInterval
-	// DefaultCompactThreshold is the journal size past which a durable
+	defaultSyncInterval = wal.DefaultSyncInterval
+	// defaultCompactThreshold is the journal size past which a durable
 	// graph, store or memory compacts itself, when the journal is also
 	// larger than the snapshot: 64 MiB.
-	DefaultCompactThreshold = wal.DefaultCompactAt
+	defaultCompactThreshold = wal.DefaultCompactAt
 )
 
 // SyncPolicy says when the journal is synced to stable storage. See Sync
@@ -87,7 +87,7 @@ func (c *durableConfig) fail(format string, args ...any) {
 }
 
 // WithSync sets when the journal is synced: SyncAlways (the default),
-// SyncInterval (every DefaultSyncInterval) or SyncNone.
+// SyncInterval (every second, by default) or SyncNone.
 func WithSync(p SyncPolicy) DurableOption {
 	return durableOptionFunc(func(c *durableConfig) {
 		if p > SyncNone {
@@ -113,7 +113,7 @@ func WithSyncInterval(d time.Duration) DurableOption {
 
 // WithCompactThreshold sets the journal size in bytes past which a
 // compaction runs in the background (when the journal is also larger than
-// the snapshot): 0 means DefaultCompactThreshold (64 MiB), a negative
+// the snapshot): 0 means 64 MiB, a negative
 // value never.
 func WithCompactThreshold(n int64) DurableOption {
 	return durableOptionFunc(func(c *durableConfig) { c.compactAt = n })

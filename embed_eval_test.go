@@ -18,7 +18,7 @@ import (
 // BM25 alone, the dense ranking alone and several ways of fusing them, with
 // the hashing test embedder, random vectors, and a real sentence encoder
 // (when KGMEM_USE_MODULES is set: see usemodel_test.go). It chose the fusion the store uses (a convex
-// combination with DefaultDenseWeight, scaled per query by the agreement
+// combination with defaultDenseWeight, scaled per query by the agreement
 // gate) and checks that the store's fused ranking is never worse than
 // BM25 alone.
 
@@ -274,7 +274,7 @@ func evaluateFusion(t *testing.T, s *evalSet, e Embedder) map[string]quality {
 	lines, res := s.runFusions(r, allFusions(r))
 	t.Logf("%s, %d queries, embedder %s (%d dims):\n%s", s.name, len(s.queries), e.Model().Name, e.Model().Dimensions, strings.Join(lines, "\n"))
 
-	// The store's fused Search is the convex fusion at DefaultDenseWeight.
+	// The store's fused Search is the convex fusion at defaultDenseWeight.
 	ctx := context.Background()
 	st := NewInMemoryKnowledgeStore(WithEmbedder(e))
 	require.NoError(t, st.PutBatch(ctx, s.docs))
@@ -287,7 +287,7 @@ func evaluateFusion(t *testing.T, s *evalSet, e Embedder) map[string]quality {
 		}
 	}
 	got := s.measure(ranked)
-	want := res[gatedFusion(r, DefaultDenseWeight, gateBM25, gateDense).name]
+	want := res[gatedFusion(r, defaultDenseWeight, gateBM25, gateDense).name]
 	require.InDelta(t, want.ndcg10, got.ndcg10, 1e-3, "store vs reference fusion")
 	require.InDelta(t, want.mapScore, got.mapScore, 1e-3, "store vs reference fusion")
 	bm := res["BM25"]

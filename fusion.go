@@ -33,7 +33,7 @@ const (
 // O((P + k)·d) with one.
 func (s *InMemoryKnowledgeStore) fuse(ctx context.Context, qv []float32, lists []*postingList, weights []float64, maxRaw float64,
 	termScore func(float64, posting) float64, limit int) ([]hit, error) {
-	w := param(s.denseWeight, DefaultDenseWeight)
+	w := param(s.denseWeight, defaultDenseWeight)
 	d := s.model.Dimensions
 
 	sums := s.sumTerms(lists, weights, termScore)

@@ -20,10 +20,10 @@ import (
 
 // Ingest defaults and markers.
 const (
-	// DefaultIngestWeight is the weight Ingest gives a new relation whose
+	// defaultIngestWeight is the weight Ingest gives a new relation whose
 	// extraction states none: the model asserted it without qualification,
 	// so a traversal does not discount it. WithDefaultWeight changes it.
-	DefaultIngestWeight = 1.0
+	defaultIngestWeight = 1.0
 	// DefaultEntityType is the type Ingest gives an extracted entity that
 	// has none, and the type part of its derived ID.
 	DefaultEntityType = "entity"
@@ -161,7 +161,7 @@ func WithWeightPolicy(p WeightPolicy) IngestOption {
 }
 
 // WithDefaultWeight sets the weight of new relations whose extraction
-// states none; the default is DefaultIngestWeight (1, unweighted). It must
+// states none; the default is 1 (unweighted). It must
 // lie in (0,1]. An existing relation keeps its weight when the extraction
 // states none.
 func WithDefaultWeight(w float64) IngestOption {
@@ -662,7 +662,7 @@ type ingestPlanner struct {
 //
 // # Weights
 //
-// A relation without a weight gets DefaultIngestWeight, 1, unweighted (see
+// A relation without a weight gets 1, unweighted (see
 // WithDefaultWeight): a missing weight means what a zero Relation.Weight
 // means to the graph. A weight above 1 is clamped or the relation skipped,
 // per WithWeightPolicy; a weight of 0 or less, or NaN, is always skipped,
@@ -715,7 +715,7 @@ type ingestPlanner struct {
 // adds: merging a mention costs what the mention holds, not what the
 // entity has gathered.
 func Ingest(ctx context.Context, g KnowledgeGraph, x Extraction, opts ...IngestOption) (IngestReport, error) {
-	cfg := ingestConfig{policy: WeightClamp, defaultWeight: DefaultIngestWeight}
+	cfg := ingestConfig{policy: WeightClamp, defaultWeight: defaultIngestWeight}
 	for i, o := range opts {
 		if o == nil {
 			cfg.fail("ingest: option %d is nil", i)

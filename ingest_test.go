@@ -483,7 +483,7 @@ func TestIngestReplace(t *testing.T) {
 	}, e)
 	r := mustRelation(t, g, "person:zhangsan", "project:a", "works_on")
 	require.Equal(t, kgmem.Relation{SourceID: "person:zhangsan", TargetID: "project:a", Type: "works_on",
-		Weight: kgmem.DefaultIngestWeight, SourceIDs: []string{"new"}}, r)
+		Weight: 1, SourceIDs: []string{"new"}}, r)
 	// The project was only referred to: it is not rewritten.
 	require.Equal(t, kgmem.Entity{ID: "project:a", Name: "项目A", Type: "project"}, mustEntity(t, g, "project:a"))
 }

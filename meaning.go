@@ -45,7 +45,7 @@ const (
 // float32 and unit length, maintained on writes rather than per query:
 // each fallback asks the graph's EntityChangeFeed for the entities written
 // since the last time and embeds only those whose text changed, in ID
-// order, in batches of DefaultEmbedBatch, storing each batch as soon as it
+// order, in batches of 64, storing each batch as soon as it
 // is embedded. InMemoryGraph and pgraph.Graph implement EntityChangeFeed;
 // a graph that does not is not linked by meaning.
 //
@@ -240,7 +240,7 @@ func (m *meaningLinker) link(ctx context.Context, gi int, g KnowledgeGraph, quer
 
 // update brings the index up to date with the graph's writes since the
 // last read of its feed, embedding with e, whose model is m, only the
-// entities whose text changed, DefaultEmbedBatch at a time in ID order.
+// entities whose text changed, 64 at a time in ID order.
 // Each batch is stored as soon as it is embedded, so a refresh cut short
 // keeps what it made and the next one goes on from there. When ctx has a
 // deadline, a batch is not started once the time left is shorter than the
@@ -275,7 +275,7 @@ func (x *entityVectors) update(ctx context.Context, feed EntityChangeFeed, e Emb
 			x.batch /= 2
 			return x.incomplete(context.DeadlineExceeded)
 		}
-		batch := x.order[:min(len(x.order), DefaultEmbedBatch)]
+		batch := x.order[:min(len(x.order), defaultEmbedBatch)]
 		texts := make([]string, len(batch))
 		for i, id := range batch {
 			texts[i] = x.pending[id].text

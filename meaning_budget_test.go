@@ -127,7 +127,7 @@ func TestLinkingByMeaningWithinADeadline(t *testing.T) {
 				got, _ := strconv.Atoi(m[1])
 				require.Equal(t, keptVectors(r, 0), got)
 				require.Greater(t, got, kept, "query %d made no progress", queries)
-				require.Zero(t, got%DefaultEmbedBatch, "whole batches")
+				require.Zero(t, got%defaultEmbedBatch, "whole batches")
 				kept = got
 			}
 			if c.queries > 1 {
@@ -137,7 +137,7 @@ func TestLinkingByMeaningWithinADeadline(t *testing.T) {
 			// Every entity text kept was embedded once, and the query
 			// once per call.
 			require.EqualValues(t, kept+queries, emb.texts.Load())
-			require.EqualValues(t, (kept+DefaultEmbedBatch-1)/DefaultEmbedBatch+queries, emb.calls.Load())
+			require.EqualValues(t, (kept+defaultEmbedBatch-1)/defaultEmbedBatch+queries, emb.calls.Load())
 		})
 	}
 	deadline := time.Now().Add(2 * time.Second)
@@ -193,8 +193,8 @@ func TestLinkingByMeaningKeepsWhatItEmbeds(t *testing.T) {
 	r := NewMemoryRetriever(nil, RetrieverConfig{}, WithKnowledgeGraph(g), WithLinkEmbedder(emb, 0.7))
 	_, err := r.Retrieve(ctx, roverQuestion)
 	require.ErrorIs(t, err, context.Canceled)
-	require.Equal(t, 2*DefaultEmbedBatch, keptVectors(r, 0))
-	require.EqualValues(t, 1+2*DefaultEmbedBatch, emb.texts.Load())
+	require.Equal(t, 2*defaultEmbedBatch, keptVectors(r, 0))
+	require.EqualValues(t, 1+2*defaultEmbedBatch, emb.texts.Load())
 
 	// e0000 is embedded, e0200 is not: each is embedded once, as it is now.
 	bg := context.Background()
@@ -207,7 +207,7 @@ func TestLinkingByMeaningKeepsWhatItEmbeds(t *testing.T) {
 	require.Equal(t, "zz-rover", res.Items[0].ID())
 	require.Equal(t, n+1, keptVectors(r, 0))
 	// Then: the query, and the 301 − 128 entities not embedded, plus e0000.
-	require.EqualValues(t, 1+2*DefaultEmbedBatch+1+(n+1-2*DefaultEmbedBatch)+1, emb.texts.Load())
+	require.EqualValues(t, 1+2*defaultEmbedBatch+1+(n+1-2*defaultEmbedBatch)+1, emb.texts.Load())
 
 	texts, calls := emb.texts.Load(), emb.calls.Load()
 	require.NoError(t, g.AddEntity(bg, Entity{ID: "e0007", Name: "Thing 7", Description: "a new text"}))
@@ -320,7 +320,7 @@ func TestRefreshEntityVectors(t *testing.T) {
 	err = r.RefreshEntityVectors(ctx)
 	require.ErrorIs(t, err, context.Canceled)
 	require.EqualError(t, err, `kgmem: refresh entity vectors: graph "graph": incomplete: 128 of 301 entities embedded: context canceled`)
-	require.Equal(t, 2*DefaultEmbedBatch, keptVectors(r, 0))
+	require.Equal(t, 2*defaultEmbedBatch, keptVectors(r, 0))
 
 	offline := errors.New("model offline")
 	r = NewMemoryRetriever(s, RetrieverConfig{}, WithKnowledgeGraph(g), WithLinkEmbedder(&wordEmbedder{dims: 8, fail: offline}, 0))

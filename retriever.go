@@ -17,12 +17,12 @@ import (
 
 // Retriever defaults.
 const (
-	// DefaultMaxResults is RetrieverConfig.MaxResults when it is 0.
-	DefaultMaxResults = 10
-	// DefaultMaxConcurrency is RetrieverConfig.MaxConcurrency when it is 0.
-	DefaultMaxConcurrency = 8
-	// DefaultProvenanceWeight is RetrieverConfig.ProvenanceWeight when it is 0.
-	DefaultProvenanceWeight = 0.8
+	// defaultMaxResults is RetrieverConfig.MaxResults when it is 0.
+	defaultMaxResults = 10
+	// defaultMaxConcurrency is RetrieverConfig.MaxConcurrency when it is 0.
+	defaultMaxConcurrency = 8
+	// defaultProvenanceWeight is RetrieverConfig.ProvenanceWeight when it is 0.
+	defaultProvenanceWeight = 0.8
 )
 
 // defaultExpansion is how the graph channel expands the entities a query
@@ -72,10 +72,10 @@ type RetrieverConfig struct {
 	// whose relation types read as free text.
 	Spread SpreadMode
 	// SeedPages is how many of the best content hits seed the graph
-	// channel. 0 means DefaultSeedPages (3).
+	// channel. 0 means 3.
 	SeedPages int
 	// MaxSeeds is how many entities those pages seed at most, per graph:
-	// the best by their page's score, then ID. 0 means DefaultMaxSeeds (8).
+	// the best by their page's score, then ID. 0 means 8.
 	MaxSeeds int
 	// MMRLambda in (0,1) reorders the result by maximal marginal
 	// relevance: among the best 3 × MaxResults items, Retrieve picks one
@@ -366,22 +366,22 @@ func (r *MemoryRetriever) config() (RetrieverConfig, error) {
 		return c, err
 	}
 	if c.MaxResults == 0 {
-		c.MaxResults = DefaultMaxResults
+		c.MaxResults = defaultMaxResults
 	}
 	if c.Candidates == 0 {
 		c.Candidates = 3 * c.MaxResults
 	}
 	if c.MaxConcurrency == 0 {
-		c.MaxConcurrency = DefaultMaxConcurrency
+		c.MaxConcurrency = defaultMaxConcurrency
 	}
 	if c.ProvenanceWeight == 0 {
-		c.ProvenanceWeight = DefaultProvenanceWeight
+		c.ProvenanceWeight = defaultProvenanceWeight
 	}
 	if c.SeedPages == 0 {
-		c.SeedPages = DefaultSeedPages
+		c.SeedPages = defaultSeedPages
 	}
 	if c.MaxSeeds == 0 {
-		c.MaxSeeds = DefaultMaxSeeds
+		c.MaxSeeds = defaultMaxSeeds
 	}
 	return c, nil
 }

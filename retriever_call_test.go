@@ -71,7 +71,7 @@ func TestRetrievePerCallOptions(t *testing.T) {
 		require.Len(t, res.Items, 3)
 		res, err = r.Retrieve(ctx, "Apollo notes")
 		require.NoError(t, err)
-		require.Len(t, res.Items, kgmem.DefaultMaxResults)
+		require.Len(t, res.Items, 10)
 	})
 }
 

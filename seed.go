@@ -88,10 +88,10 @@ func (m SeedMode) resolve(f Fusion) SeedMode {
 
 // Seeding defaults.
 const (
-	// DefaultSeedPages is RetrieverConfig.SeedPages when it is 0.
-	DefaultSeedPages = 3
-	// DefaultMaxSeeds is RetrieverConfig.MaxSeeds when it is 0.
-	DefaultMaxSeeds = 8
+	// defaultSeedPages is RetrieverConfig.SeedPages when it is 0.
+	defaultSeedPages = 3
+	// defaultMaxSeeds is RetrieverConfig.MaxSeeds when it is 0.
+	defaultMaxSeeds = 8
 	// seedWeight scales a page's content score into the link quality of
 	// the entities it seeds: a seed is less certain than a name the
 	// question spells (quality 1).

@@ -62,12 +62,12 @@ const (
 	// DefaultBM25B is the BM25 length normalisation b: 0 ignores page
 	// length, 1 divides term frequency fully by relative length.
 	DefaultBM25B = 0.75
-	// DefaultTitleBoost is how many times a title occurrence of a term
+	// defaultTitleBoost is how many times a title occurrence of a term
 	// counts compared with a content occurrence.
-	DefaultTitleBoost = 2.0
-	// DefaultSearchLimit is the number of pages Search returns when limit
+	defaultTitleBoost = 2.0
+	// defaultSearchLimit is the number of pages Search returns when limit
 	// is 0 or negative.
-	DefaultSearchLimit = 10
+	defaultSearchLimit = 10
 
 	maxBM25K1     = 100
 	maxTitleBoost = 100
@@ -107,7 +107,7 @@ func (c *storeConfig) fail(format string, args ...any) {
 }
 
 func newStoreConfig(opts []StoreOption) storeConfig {
-	c := storeConfig{k1: DefaultBM25K1, b: DefaultBM25B, titleBoost: DefaultTitleBoost, denseWeight: DefaultDenseWeight}
+	c := storeConfig{k1: DefaultBM25K1, b: DefaultBM25B, titleBoost: defaultTitleBoost, denseWeight: defaultDenseWeight}
 	for i, o := range opts {
 		if o == nil {
 			c.fail("option %d is nil", i)
@@ -137,7 +137,7 @@ func WithBM25(k1, b float64) StoreOption {
 
 // WithTitleBoost sets how many times a term in a page's title counts
 // compared with the same term in its content, in [0,100] (default
-// DefaultTitleBoost = 2). 0 leaves titles out of the index. A value
+// 2 by default). 0 leaves titles out of the index. A value
 // outside the range, NaN included, is invalid.
 func WithTitleBoost(x float64) StoreOption {
 	return storeOptionFunc(func(c *storeConfig) {
@@ -180,7 +180,7 @@ func WithTitleBoost(x float64) StoreOption {
 //
 // where bm25 is the page's score as below (0 when it has no query term),
 // cos the cosine similarity of the page's and query's vectors, w the dense
-// weight (DefaultDenseWeight = 0.3, WithDenseWeight) and a the query's
+// weight (0.3 by default, WithDenseWeight) and a the query's
 // agreement gate: the fraction of BM25's 10 best pages that are among the
 // 100 nearest by vector, or 1 when no page has a query term. Pages scoring
 // 0 are not returned; ties are broken by ID. The nearest vectors are found
@@ -422,7 +422,7 @@ func param(v, def float64) float64 {
 
 // params returns the store's ranking parameters.
 func (s *InMemoryKnowledgeStore) params() (k1, b, titleBoost float64) {
-	return param(s.k1, DefaultBM25K1), param(s.b, DefaultBM25B), param(s.titleBoost, DefaultTitleBoost)
+	return param(s.k1, DefaultBM25K1), param(s.b, DefaultBM25B), param(s.titleBoost, defaultTitleBoost)
 }
 
 // Len returns the number of pages stored.
@@ -454,7 +454,7 @@ func (s *InMemoryKnowledgeStore) Put(ctx context.Context, p KnowledgePage) error
 
 // PutBatch stores pages as Put stores each of them, in order (a later page
 // with the ID of an earlier one replaces it), embedding them with at most
-// DefaultEmbedBatch texts per call to the Embedder, and taking the lock
+// 64 texts per call to the Embedder, and taking the lock
 // once for all of them.
 //
 // Every page is validated and embedded before any is stored: an invalid
@@ -891,7 +891,7 @@ func (s *InMemoryKnowledgeStore) newEmpty() *InMemoryKnowledgeStore {
 }
 
 // Search returns up to limit pages matching query, best first; limit ≤ 0
-// means DefaultSearchLimit (10). The query is cut into terms by [Tokenize];
+// means 10. The query is cut into terms by [Tokenize];
 // each distinct term counts once. A page matches when it contains at least
 // one of them. A query that yields no terms (empty, only stop words or
 // punctuation) returns nil and no error; a query that is not valid UTF-8
@@ -981,7 +981,7 @@ func (s *InMemoryKnowledgeStore) search(ctx context.Context, query string, limit
 		return nil, nil
 	}
 	if limit <= 0 {
-		limit = DefaultSearchLimit
+		limit = defaultSearchLimit
 	}
 	var qv []float32 // the query's unit vector, with an embedder
 	if s.embedder != nil {

@@ -16,15 +16,15 @@ import (
 
 // Defaults of dense search.
 const (
-	// DefaultDenseWeight is the weight w of a page's cosine similarity to
+	// defaultDenseWeight is the weight w of a page's cosine similarity to
 	// the query in the content score when the store has an embedder: the
 	// score is (1 − w)·BM25 + w·cosine. It was chosen on Cranfield and a
 	// paraphrase set (see WithDenseWeight).
-	DefaultDenseWeight = 0.3
+	defaultDenseWeight = 0.3
 
-	// DefaultEmbedBatch is the largest number of texts PutBatch gives the
+	// defaultEmbedBatch is the largest number of texts PutBatch gives the
 	// Embedder in one call.
-	DefaultEmbedBatch = 64
+	defaultEmbedBatch = 64
 
 	// denseDepth is how many pages an approximate index is asked for
 	// per page a search returns (and at least gateDense), so that fusion
@@ -53,7 +53,7 @@ func WithEmbedder(e Embedder) StoreOption {
 
 // WithDenseWeight sets the weight w in [0,1] of the dense (cosine) score in
 // the content score of a store with an embedder (default
-// DefaultDenseWeight = 0.3): score = (1 − w)·BM25 + w·max(0, cosine). 0
+// 0.3 by default): score = (1 − w)·BM25 + w·max(0, cosine). 0
 // ranks by BM25 alone, the embedder still adding pages no query term
 // matches (at score 0 they are not returned, so 0 is BM25 exactly); 1 by
 // cosine alone. A value outside [0,1], NaN included, is invalid.
@@ -120,17 +120,17 @@ const (
 	keepZero zeroVectors = true
 )
 
-// embedTexts embeds texts with e in batches of at most DefaultEmbedBatch,
+// embedTexts embeds texts with e in batches of at most defaultEmbedBatch,
 // checking ctx between them, and returns one unit vector per text (see
 // unitVector). what names the i-th text in errors. An Embed error that is
 // ctx's is returned as ctx.Err(); any other failure wraps ErrEmbedding.
 func embedTexts(ctx context.Context, e Embedder, m EmbeddingModel, texts []string, what func(i int) string, zero zeroVectors) ([][]float32, error) {
 	out := make([][]float32, 0, len(texts))
-	for start := 0; start < len(texts); start += DefaultEmbedBatch {
+	for start := 0; start < len(texts); start += defaultEmbedBatch {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		batch := texts[start:min(len(texts), start+DefaultEmbedBatch)]
+		batch := texts[start:min(len(texts), start+defaultEmbedBatch)]
 		vecs, err := e.Embed(ctx, batch)
 		if err != nil {
 			if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {

@@ -82,7 +82,7 @@ func TestDenseFusionByHand(t *testing.T) {
 	}
 	require.Len(t, bm, 2)
 
-	for _, w := range []float64{kgmem.DefaultDenseWeight, 0, 0.5, 1} {
+	for _, w := range []float64{0.3, 0, 0.5, 1} {
 		s := kgmem.NewInMemoryKnowledgeStore(kgmem.WithEmbedder(e), kgmem.WithDenseWeight(w))
 		require.NoError(t, s.PutBatch(ctx, pages))
 		got, err := s.Search(ctx, "rocket", 10)
@@ -245,7 +245,7 @@ func (f *faultyEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 // ErrEmbedding and store nothing, and Search fail the same way.
 func TestEmbeddingFailureLeavesStoreUnchanged(t *testing.T) {
 	ctx := context.Background()
-	batch := make([]kgmem.KnowledgePage, kgmem.DefaultEmbedBatch+5)
+	batch := make([]kgmem.KnowledgePage, embedBatch+5)
 	for i := range batch {
 		batch[i] = kgmem.KnowledgePage{ID: fmt.Sprintf("b%d", i), Content: "page"}
 	}
@@ -296,7 +296,7 @@ func (c cancellingEmbedder) Embed(ctx context.Context, texts []string) ([][]floa
 }
 
 func TestEmbeddingCancelled(t *testing.T) {
-	pages := make([]kgmem.KnowledgePage, 3*kgmem.DefaultEmbedBatch)
+	pages := make([]kgmem.KnowledgePage, 3*embedBatch)
 	for i := range pages {
 		pages[i] = kgmem.KnowledgePage{ID: fmt.Sprintf("p%d", i), Content: "some text"}
 	}
@@ -471,3 +471,7 @@ func TestDurableVectors(t *testing.T) {
 	_, err = kgmem.OpenMemory(dir)
 	require.ErrorIs(t, err, kgmem.ErrEmbeddingModel)
 }
+
+// embedBatch is how many pages a store hands its embedder per call (see
+// WithEmbedder).
+const embedBatch = 64
