@@ -992,9 +992,10 @@ func (f *pageFetcher) prefetch(ids []string) {
 			page  KnowledgePage
 			found bool
 		}
+		ask := slices.Clone(want) // the call may run on past a timeout; want changes below
 		got, err := guarded(f.ctx, f.timeout, func(ctx context.Context) ([]held, error) {
-			out := make([]held, 0, len(want))
-			for _, id := range want {
+			out := make([]held, 0, len(ask))
+			for _, id := range ask {
 				page, found, err := pg.Get(ctx, id)
 				if err != nil {
 					return out, err
