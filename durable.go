@@ -73,7 +73,8 @@ type durableConfig struct {
 	interval  time.Duration
 	compactAt int64
 	strict    bool
-	err       error // the first invalid option
+	schema    *Schema // WithSchema's, as given
+	err       error   // the first invalid option
 }
 
 type durableOptionFunc func(*durableConfig)
@@ -145,6 +146,10 @@ func newDurableConfig(what string, graph, store bool, opts []DurableOption) (*du
 		return nil, errmsg.Wrap("kgmem: "+what, newGraphConfig(c.graph).err)
 	case store && newStoreConfig(c.store).err != nil:
 		return nil, errmsg.Wrap("kgmem: "+what, newStoreConfig(c.store).err)
+	case c.schema != nil && !(graph && store):
+		return nil, fmt.Errorf("kgmem: %s: WithSchema is an option of OpenMemory: %w", what, ErrInvalidArgument)
+	case c.schema != nil && newGraphConfig(c.graph).svSet:
+		return nil, fmt.Errorf("kgmem: %s: WithSchema and WithSingleValued both declare single-valued types: give one: %w", what, ErrInvalidArgument)
 	case !graph && len(c.graph) > 0:
 		return nil, fmt.Errorf("kgmem: %s: a graph option, and no graph is opened: %w", what, ErrInvalidArgument)
 	case !store && len(c.store) > 0:
