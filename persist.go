@@ -434,7 +434,7 @@ func (g *InMemoryGraph) ReadFrom(r io.Reader) (int64, error) {
 		return 0, err
 	}
 	g.mu.RUnlock()
-	fresh, _, n, err := readGraph(r, g.newEmpty())
+	fresh, _, n, err := readGraph(r, g.newEmpty(), false)
 	if err != nil {
 		return n, err
 	}
@@ -468,11 +468,20 @@ func (g *InMemoryGraph) adopt(fresh *InMemoryGraph) {
 // nobody else holds, and returns it with the header. The header's counts
 // say how many lines to read, never how much memory to reserve: what the
 // reader allocates grows with the lines it has read (see growFor).
-func readGraph(r io.Reader, g *InMemoryGraph) (*InMemoryGraph, snapshotHeader, int64, error) {
+//
+// A header with a schema is refused unless durable (OpenGraph's snapshot,
+// which may hold single-valued types); the caller reads h.Schema.
+func readGraph(r io.Reader, g *InMemoryGraph, durable bool) (*InMemoryGraph, snapshotHeader, int64, error) {
 	lr := newLineReader(r, "snapshot")
 	g, h, err := readGraphLines(lr, g)
-	if err == nil && h.Schema != nil {
-		err = fmt.Errorf("kgmem: snapshot line 1: header: a memory's schema, in a graph snapshot; open a memory's files with OpenMemory: %w", ErrInvalidArgument)
+	switch {
+	case err != nil || h.Schema == nil:
+	case !durable:
+		err = fmt.Errorf("kgmem: snapshot line 1: header: a durable graph's or memory's schema, in a graph snapshot; open the files with OpenGraph or OpenMemory: %w", ErrInvalidArgument)
+	case !reflect.DeepEqual(h.Schema.Schema, Schema{SingleValued: h.Schema.SingleValued}):
+		err = fmt.Errorf("kgmem: snapshot line 1: header: a memory's vocabulary, in a graph's snapshot; open a memory's files with OpenMemory: %w", ErrInvalidArgument)
+	default:
+		err = checkStoredSchema(h.Schema)
 	}
 	if err = lr.done(err); err != nil {
 		return nil, h, lr.n, err

@@ -198,9 +198,9 @@ func (m *Memory) newRetriever(v Vocabulary) *MemoryRetriever {
 	return NewMemoryRetriever(m.store, RetrieverConfig{Vocabulary: v}, ropts...)
 }
 
-// replaySchema applies a set_schema record's schema, which must be valid
-// and in the form SetSchema writes.
-func (m *Memory) replaySchema(s *storedSchema) error {
+// checkStoredSchema checks a schema read from a journal or a snapshot: it
+// must be valid and in the form kgmem writes.
+func checkStoredSchema(s *storedSchema) error {
 	n, err := s.normalized()
 	if err != nil {
 		return err
@@ -208,6 +208,83 @@ func (m *Memory) replaySchema(s *storedSchema) error {
 	if !reflect.DeepEqual(n, s.Schema) {
 		return fmt.Errorf("kgmem: schema: not in the form kgmem writes (single-valued types sorted and distinct, no type without phrases): %w", ErrInvalidArgument)
 	}
-	m.setSchema(n)
 	return nil
 }
+
+// replaySchema applies a set_schema record's schema.
+func (m *Memory) replaySchema(s *storedSchema) error {
+	if err := checkStoredSchema(s); err != nil {
+		return err
+	}
+	m.setSchema(s.Schema)
+	return nil
+}
+
+// durableSchema returns the schema a durable graph's snapshot holds: its
+// single-valued types; nil when it declares none.
+func (g *InMemoryGraph) durableSchema() *storedSchema {
+	if sv := g.SingleValuedTypes(); len(sv) > 0 {
+		return &storedSchema{Schema{SingleValued: sv}}
+	}
+	return nil
+}
+
+// SetSingleValued replaces the graph's single-valued relation types (see
+// WithSingleValued) with types, sorted and without duplicates: from its
+// return, Ingest supersedes values of those types, and no longer of types
+// it drops. The change is one journal record, written before it returns,
+// so that every later OpenGraph finds the types without options (see
+// OpenGraph). Relations already stored are not changed. An empty, blank or
+// invalid type returns an error wrapping ErrInvalidArgument and changes
+// nothing; the types the graph already declares write nothing. After Close
+// it returns an error wrapping ErrClosed.
+func (d *DurableGraph) SetSingleValued(ctx context.Context, types ...string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	n, err := Schema{SingleValued: types}.normalized()
+	if err != nil {
+		return withContext(err, "set single-valued")
+	}
+	g := d.InMemoryGraph
+	if err := g.lock(); err != nil {
+		return err
+	}
+	defer g.mu.Unlock()
+	if slices.Equal(n.SingleValued, g.SingleValuedTypes()) {
+		return nil
+	}
+	if err := d.log.Append(&schemaRecord{Op: opSetSchema, Schema: &storedSchema{n}}); err != nil {
+		return err
+	}
+	g.setSingleValued(n.SingleValued)
+	return nil
+}
+
+// replayGraphSchema applies body, a durable graph's journal record, when
+// it is a set_schema record, and reports whether it was one.
+func replayGraphSchema(g *InMemoryGraph, body []byte) (bool, error) {
+	if !bytes.Contains(body, []byte(`"op":"set_schema"`)) {
+		return false, nil
+	}
+	var op struct {
+		Op mutationOp `json:"op"`
+	}
+	if json.Unmarshal(body, &op) != nil || op.Op != opSetSchema {
+		return false, nil
+	}
+	var r schemaRecord
+	if err := decodeStrict(body, &r, schemaRecordNames); err != nil {
+		return true, fmt.Errorf("kgmem: record: %v: %w", err, ErrInvalidArgument)
+	}
+	if r.Schema == nil || !reflect.DeepEqual(r.Schema.Schema, Schema{SingleValued: r.Schema.SingleValued}) {
+		return true, malformed(r.Op)
+	}
+	if err := checkStoredSchema(r.Schema); err != nil {
+		return true, err
+	}
+	g.setSingleValued(r.Schema.SingleValued)
+	return true, nil
+}
+
+var schemaRecordNames = jsonNames(reflect.TypeFor[schemaRecord]())

@@ -402,3 +402,138 @@ func TestSetSchemaConcurrent(t *testing.T) {
 	defer m.Close()
 	require.Equal(t, schemas[1], m.Schema())
 }
+
+// TestDurableGraphSingleValued: a durable graph keeps its single-valued
+// types across reopen, compaction and ReadFrom, as a memory keeps its
+// schema; WithSingleValued at OpenGraph declares them.
+func TestDurableGraphSingleValued(t *testing.T) {
+	ctx := context.Background()
+	open := func(t *testing.T, dir string, opts ...kgmem.DurableOption) *kgmem.DurableGraph {
+		t.Helper()
+		g, err := kgmem.OpenGraph(dir, append([]kgmem.DurableOption{kgmem.WithSync(kgmem.SyncNone)}, opts...)...)
+		require.NoError(t, err)
+		return g
+	}
+	steps := []struct {
+		name    string
+		opts    []kgmem.DurableOption
+		set     []string // SetSingleValued's types, when not nil
+		compact bool
+		want    []string
+		records uint64
+	}{
+		{"declared at open", []kgmem.DurableOption{kgmem.WithSingleValued("lives_in")}, nil, false, []string{"lives_in"}, 1},
+		{"kept without options", nil, nil, false, []string{"lives_in"}, 0},
+		{"the same option writes nothing", []kgmem.DurableOption{kgmem.WithSingleValued("lives_in")}, nil, false, []string{"lives_in"}, 0},
+		{"SetSingleValued", nil, []string{"works_at", "lives_in"}, false, []string{"lives_in", "works_at"}, 1},
+		{"kept in the snapshot", nil, nil, true, []string{"lives_in", "works_at"}, 0},
+		{"after the snapshot", nil, nil, false, []string{"lives_in", "works_at"}, 0},
+		{"another option replaces them", []kgmem.DurableOption{kgmem.WithSingleValued("works_at")}, nil, false, []string{"works_at"}, 1},
+		{"cleared", nil, []string{}, false, nil, 1},
+		{"still cleared", nil, nil, false, nil, 0},
+	}
+	dir := t.TempDir()
+	var last uint64 // the seq of the last write
+	for _, st := range steps {
+		g := open(t, dir, st.opts...)
+		if st.set != nil {
+			require.NoError(t, g.SetSingleValued(ctx, st.set...), st.name)
+		}
+		if st.compact {
+			require.NoError(t, g.Compact())
+		}
+		require.Equal(t, st.want, nilIfEmpty(g.SingleValuedTypes()), st.name)
+		require.Equal(t, last+st.records, g.JournalStats().Seq, st.name)
+		last = g.JournalStats().Seq
+		require.NoError(t, g.Close())
+		g = open(t, dir)
+		require.Equal(t, st.want, nilIfEmpty(g.SingleValuedTypes()), "%s, reopened", st.name)
+		require.NoError(t, g.Close())
+	}
+
+	// Supersession after a reopen without options, and ReadFrom keeps the
+	// types in the new snapshot.
+	g := open(t, dir, kgmem.WithSingleValued("lives_in"), kgmem.WithClock(schemaClock))
+	src := kgmem.NewInMemoryGraph()
+	require.NoError(t, src.AddEntity(ctx, kgmem.Entity{ID: "x", Name: "X"}))
+	var b strings.Builder
+	_, err := src.WriteTo(&b)
+	require.NoError(t, err)
+	_, err = g.ReadFrom(strings.NewReader(b.String()))
+	require.NoError(t, err)
+	require.NoError(t, g.Close())
+	g = open(t, dir, kgmem.WithClock(schemaClock))
+	defer g.Close()
+	require.Equal(t, []string{"lives_in"}, g.SingleValuedTypes())
+	for _, city := range []string{"Paris", "Rome"} {
+		_, err := kgmem.Ingest(ctx, g, kgmem.Extraction{
+			Entities:  []kgmem.ExtractedEntity{{Name: "Bob", Type: "person"}, {Name: city, Type: "city"}},
+			Relations: []kgmem.ExtractedRelation{{Source: "Bob", Type: "lives_in", Target: city}},
+		})
+		require.NoError(t, err)
+	}
+	rels, err := g.RelationsAsOf(ctx, kgmem.AsOf{})
+	require.NoError(t, err)
+	require.Len(t, rels, 1)
+	require.Equal(t, "city:rome", rels[0].TargetID)
+
+	require.ErrorIs(t, g.SetSingleValued(ctx, " "), kgmem.ErrInvalidArgument)
+	require.Equal(t, []string{"lives_in"}, g.SingleValuedTypes())
+	require.NoError(t, g.Close())
+	require.ErrorIs(t, g.SetSingleValued(ctx, "x"), kgmem.ErrClosed)
+}
+
+// TestDurableGraphSchemaFiles: a graph journal's set_schema record holds
+// single-valued types only; a torn one is cut off.
+func TestDurableGraphSchemaFiles(t *testing.T) {
+	const head = `{"format":"kgmem-journal","version":2,"kind":"graph","base":0}`
+	next := `{"seq":2,"op":"add_entity","entities":[{"id":"a","name":"a"}]}`
+	tests := []struct {
+		name, record string
+		want         []string
+		err          error
+	}{
+		{"valid", `{"seq":1,"op":"set_schema","schema":{"single_valued":["a","b"]}}`, []string{"a", "b"}, nil},
+		{"vocabulary", `{"seq":1,"op":"set_schema","schema":{"vocabulary":{"types":{"c":["town"]}}}}`, nil, kgmem.ErrCorrupt},
+		{"unsorted", `{"seq":1,"op":"set_schema","schema":{"single_valued":["b","a"]}}`, nil, kgmem.ErrCorrupt},
+		{"unknown field", `{"seq":1,"op":"set_schema","schema":{"single_valued":["a"]},"id":"x"}`, nil, kgmem.ErrCorrupt},
+		{"no schema", `{"seq":1,"op":"set_schema"}`, nil, kgmem.ErrCorrupt},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "graph.journal"), append(append(frame(head), frame(tt.record)...), frame(next)...), 0o600))
+			g, err := kgmem.OpenGraph(dir)
+			if tt.err != nil {
+				require.ErrorIs(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			defer g.Close()
+			require.Equal(t, tt.want, g.SingleValuedTypes())
+		})
+	}
+
+	dir := t.TempDir()
+	g, err := kgmem.OpenGraph(dir, kgmem.WithSingleValued("a"))
+	require.NoError(t, err)
+	require.NoError(t, g.SetSingleValued(context.Background(), "a", "b"))
+	require.NoError(t, g.Close())
+	journal := filepath.Join(dir, "graph.journal")
+	fi, err := os.Stat(journal)
+	require.NoError(t, err)
+	require.NoError(t, os.Truncate(journal, fi.Size()-3))
+	g, err = kgmem.OpenGraph(dir)
+	require.NoError(t, err)
+	defer g.Close()
+	require.Equal(t, []string{"a"}, g.SingleValuedTypes())
+	require.NotZero(t, g.Recovery().TornBytes)
+
+	// A graph snapshot with a vocabulary is a memory's.
+	snap := `{"format":"kgmem-graph","version":2,"seq":1,"entities":0,"relations":0,"schema":{"vocabulary":{"types":{"c":["town"]}}}}` + "\n"
+	dir = t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "graph.snapshot"), []byte(snap), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "graph.journal"), frame(`{"format":"kgmem-journal","version":2,"kind":"graph","base":1}`), 0o600))
+	_, err = kgmem.OpenGraph(dir)
+	require.ErrorIs(t, err, kgmem.ErrInvalidArgument)
+}
