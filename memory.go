@@ -258,7 +258,7 @@ func (mm memoryMachine) Replay(version int, body []byte) error {
 	}
 	switch r.Op {
 	case opSetSchema:
-		if r.Entities != nil || r.Relations != nil || r.ID != "" || r.Key != nil || r.Tags != nil || r.Page != nil || r.Model != "" || r.Vector != nil {
+		if r.Entities != nil || r.Relations != nil || r.ID != "" || r.Into != "" || r.Key != nil || r.Tags != nil || r.Page != nil || r.Model != "" || r.Vector != nil {
 			return malformed(r.Op)
 		}
 		return m.replaySchema(r.Schema)

@@ -336,6 +336,7 @@ func TestSchemaFiles(t *testing.T) {
 		{"no schema", `{"seq":1,"op":"set_schema"}`},
 		{"schema on another record", `{"seq":1,"op":"delete_page","id":"p","schema":{}}`},
 		{"schema with entities", `{"seq":1,"op":"set_schema","schema":{},"entities":[{"id":"a","name":"a"}]}`},
+		{"schema with into", `{"seq":1,"op":"set_schema","schema":{},"into":"b"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
