@@ -209,7 +209,14 @@
 // seq of the last journal record it holds in its header; a memory's is the
 // graph snapshot followed by the page snapshot, both with the same seq and
 // both declaring the checksum, and one checksum line after the last page
-// covers the whole file (see Checksums). Open verifies it while it loads
+// covers the whole file (see Checksums). A memory with a schema (see
+// Memory.SetSchema) writes it in its graph header,
+// "schema":{"single_valued":[...],"vocabulary":{...}}, before "checksum",
+// and a durable graph with single-valued types (see
+// DurableGraph.SetSingleValued) writes "schema":{"single_valued":[...]};
+// without one the header is as before. ReadFrom refuses a header with a
+// schema, and OpenGraph one with a vocabulary, with an error wrapping
+// ErrInvalidArgument. Open verifies it while it loads
 // the snapshot, into a state of its own that it discards on failure: a
 // snapshot damaged anywhere (header, entities, relations, pages, vectors,
 // the checksum line) or cut short fails Open with an error wrapping
@@ -242,6 +249,13 @@
 //	{"seq":14,"op":"put_page","page":{...KnowledgePage...}}
 //	{"seq":15,"op":"delete_page","id":"page-42"}
 //	{"seq":16,"op":"ingest","page":{...},"entities":[...],"relations":[...]}
+//	{"seq":17,"op":"set_schema","schema":{"single_valued":["lives_in"],"vocabulary":{...}}}
+//
+// set_schema (a memory's, see Memory.SetSchema, or a durable graph's,
+// see DurableGraph.SetSingleValued, whose schema holds single_valued
+// only) holds the whole schema that replaces the one before it; a journal
+// without one keeps the schema of its snapshot, and files that hold none
+// have the empty schema.
 //
 // With an embedder, put_page and ingest records also carry the page's
 // vector and the model that made it, "model":"m","vector":"<base64>" (see

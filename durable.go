@@ -1,6 +1,7 @@
 package kgmem
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -73,7 +74,8 @@ type durableConfig struct {
 	interval  time.Duration
 	compactAt int64
 	strict    bool
-	err       error // the first invalid option
+	schema    *Schema // WithSchema's, as given
+	err       error   // the first invalid option
 }
 
 type durableOptionFunc func(*durableConfig)
@@ -145,6 +147,10 @@ func newDurableConfig(what string, graph, store bool, opts []DurableOption) (*du
 		return nil, errmsg.Wrap("kgmem: "+what, newGraphConfig(c.graph).err)
 	case store && newStoreConfig(c.store).err != nil:
 		return nil, errmsg.Wrap("kgmem: "+what, newStoreConfig(c.store).err)
+	case c.schema != nil && !(graph && store):
+		return nil, fmt.Errorf("kgmem: %s: WithSchema is an option of OpenMemory: %w", what, ErrInvalidArgument)
+	case c.schema != nil && newGraphConfig(c.graph).svSet:
+		return nil, fmt.Errorf("kgmem: %s: WithSchema and WithSingleValued both declare single-valued types: give one: %w", what, ErrInvalidArgument)
 	case !graph && len(c.graph) > 0:
 		return nil, fmt.Errorf("kgmem: %s: a graph option, and no graph is opened: %w", what, ErrInvalidArgument)
 	case !store && len(c.store) > 0:
@@ -221,15 +227,25 @@ func (d *durable) Compact() error { return d.log.Compact() }
 type graphMachine struct{ g *InMemoryGraph }
 
 func (m graphMachine) Load(r io.Reader) (uint64, error) {
-	fresh, h, _, err := readGraph(r, m.g.newEmpty())
+	fresh, h, _, err := readGraph(r, m.g.newEmpty(), true)
 	if err != nil {
 		return 0, err
 	}
 	m.g.adopt(fresh) // nobody holds g yet
+	var sv []string
+	if h.Schema != nil {
+		sv = h.Schema.SingleValued
+	}
+	m.g.setSingleValued(sv)
 	return h.Seq, nil
 }
 
 func (m graphMachine) Replay(version int, body []byte) error {
+	if version >= 2 {
+		if ok, err := replayGraphSchema(m.g, body); ok {
+			return err
+		}
+	}
 	mu, err := decodeGraphRecord(version, body)
 	if err != nil {
 		return err
@@ -240,6 +256,7 @@ func (m graphMachine) Replay(version int, body []byte) error {
 func (m graphMachine) Capture(mark func() uint64) wal.Snapshot {
 	m.g.mu.RLock()
 	d := m.g.capture()
+	d.schema = m.g.durableSchema()
 	d.seq = mark()
 	m.g.mu.RUnlock()
 	d.sort()
@@ -286,7 +303,11 @@ type DurableGraph struct {
 // graph when missing. opts are graph options (WithTagConstraints,
 // WithPathBudget) and durable ones (WithSync and the others); reopen with
 // the same TagConstraints, as a journal holding more tags per entity than
-// the limit fails to open rather than lose tags. It fails with an error
+// the limit fails to open rather than lose tags. The graph keeps its
+// single-valued types in its files, as a Memory keeps its Schema: a reopen
+// without WithSingleValued finds the types last declared, and one with it
+// replaces them (journaled before OpenGraph returns) when they differ;
+// see SetSingleValued. It fails with an error
 // wrapping ErrLocked while another Open holds dir, ErrCorrupt when the
 // files fail their checks, and ErrInvalidArgument for an empty dir, a dir
 // that is a file, or an invalid option.
@@ -302,21 +323,31 @@ func OpenGraph(dir string, opts ...DurableOption) (*DurableGraph, error) {
 			"move the file to DIR/graph.snapshot and its .journal to DIR/graph.journal, then OpenGraph(DIR): %w", dir, ErrInvalidArgument)
 	}
 	g := NewInMemoryGraph(c.graph...)
+	g.setSingleValued(nil) // the files' until Open has read them
 	o := c.walOptions("graph")
 	o.AcceptV1 = true
 	log, err := wal.Open(dir, graphMachine{g}, o)
 	if err != nil {
 		return nil, err
 	}
-	g.journal = func(m *mutation) error { return journalGraph(log, m) }
-	return &DurableGraph{InMemoryGraph: g, durable: durable{log}}, nil
+	g.journal = func(m *mutation) error { return journalGraph(log, g, m) }
+	d := &DurableGraph{InMemoryGraph: g, durable: durable{log}}
+	if gc := newGraphConfig(c.graph); gc.svSet {
+		if err := d.SetSingleValued(context.Background(), gc.singleValued...); err != nil {
+			log.Close()
+			return nil, err
+		}
+	}
+	return d, nil
 }
 
-// journalGraph records m in log: a replacement as a new snapshot, any
-// other write as a record.
-func journalGraph(log *wal.Log, m *mutation) error {
+// journalGraph records m, a write to g, in log: a replacement as a new
+// snapshot (with g's single-valued types), any other write as a record.
+func journalGraph(log *wal.Log, g *InMemoryGraph, m *mutation) error {
 	if m.Op == opReplace {
-		return rebase(log, m.fresh.capture())
+		d := m.fresh.capture()
+		d.schema = g.durableSchema()
+		return rebase(log, d)
 	}
 	return log.Append(m)
 }

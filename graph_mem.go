@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -31,6 +32,7 @@ type graphConfig struct {
 	pathBudget   int
 	clock        func() time.Time
 	singleValued []string
+	svSet        bool  // WithSingleValued was given
 	err          error // the first invalid option
 }
 
@@ -95,10 +97,10 @@ func WithTagConstraints(tc TagConstraints) Option {
 // The zero value is not usable; call NewInMemoryGraph. All methods are safe
 // for concurrent use.
 type InMemoryGraph struct {
-	tags         TagConstraints   // immutable after NewInMemoryGraph
-	pathBudget   int              // immutable after NewInMemoryGraph
-	clock        func() time.Time // immutable after NewInMemoryGraph; never nil
-	singleValued []string         // immutable after NewInMemoryGraph; sorted, distinct
+	tags         TagConstraints           // immutable after NewInMemoryGraph
+	pathBudget   int                      // immutable after NewInMemoryGraph
+	clock        func() time.Time         // immutable after NewInMemoryGraph; never nil
+	singleValued atomic.Pointer[[]string] // sorted, distinct; set by NewInMemoryGraph and a memory's schema
 
 	scratch     sync.Pool    // *traversal scratch space, reused across calls; holds no graph state
 	pathScratch sync.Pool    // *pathSearch scratch space, likewise
@@ -310,16 +312,17 @@ var _ KnowledgeGraph = (*InMemoryGraph)(nil)
 // same error at once.
 func NewInMemoryGraph(opts ...Option) *InMemoryGraph {
 	cfg := newGraphConfig(opts)
-	return &InMemoryGraph{
-		bad:          cfg.err,
-		tags:         cfg.tags,
-		pathBudget:   cfg.pathBudget,
-		clock:        cfg.clock,
-		singleValued: cfg.singleValued,
-		walkers:      make(chan *walker, idleWalkers),
-		ids:          make(map[string]int32),
-		tagIndex:     make(map[string]map[int32]struct{}),
+	g := &InMemoryGraph{
+		bad:        cfg.err,
+		tags:       cfg.tags,
+		pathBudget: cfg.pathBudget,
+		clock:      cfg.clock,
+		walkers:    make(chan *walker, idleWalkers),
+		ids:        make(map[string]int32),
+		tagIndex:   make(map[string]map[int32]struct{}),
 	}
+	g.setSingleValued(cfg.singleValued)
+	return g
 }
 
 // TagConstraints returns the limits tags are normalised with.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"sync/atomic"
 
 	"github.com/kgmem/kgmem/internal/quote"
 	"github.com/kgmem/kgmem/internal/wal"
@@ -26,7 +27,8 @@ import (
 type Memory struct {
 	graph     *InMemoryGraph
 	store     *InMemoryKnowledgeStore
-	retriever *MemoryRetriever
+	retriever atomic.Pointer[MemoryRetriever] // with the schema's vocabulary
+	schema    atomic.Pointer[Schema]          // normalized; written under graph.mu
 	durable
 }
 
@@ -43,6 +45,15 @@ type Memory struct {
 // with the same embedder (WithLinkEmbedder at DefaultLinkThreshold) when a
 // question names no entity.
 //
+// The memory keeps its Schema (single-valued relation types and
+// vocabulary) in its files: a reopen without schema options finds the
+// schema the memory was last given. WithSchema declares the whole schema
+// and WithSingleValued its single-valued types (the vocabulary is kept);
+// when what they declare differs from the stored schema, the declaration
+// wins: OpenMemory replaces the stored schema, as SetSchema does, with one
+// journal record, before it returns. A reopen with the same options writes
+// nothing. WithSchema and WithSingleValued together are an invalid option.
+//
 // Cost: O(snapshot + journal) time.
 func OpenMemory(dir string, opts ...DurableOption) (*Memory, error) {
 	c, err := newDurableConfig("open memory", true, true, opts)
@@ -50,6 +61,7 @@ func OpenMemory(dir string, opts ...DurableOption) (*Memory, error) {
 		return nil, err
 	}
 	m := &Memory{graph: NewInMemoryGraph(c.graph...), store: NewInMemoryKnowledgeStore(c.store...)}
+	m.setSchema(Schema{})
 	log, err := wal.Open(dir, memoryMachine{m}, c.walOptions("memory"))
 	if err != nil {
 		return nil, err
@@ -67,11 +79,12 @@ func OpenMemory(dir string, opts ...DurableOption) (*Memory, error) {
 		}
 		return log.Append(pm)
 	}
-	ropts := []RetrieverOption{WithKnowledgeGraph(m.graph)}
-	if e := m.store.embedder; e != nil {
-		ropts = append(ropts, WithLinkEmbedder(e, 0))
+	if s, ok := c.declaredSchema(m.Schema()); ok {
+		if err := m.SetSchema(context.Background(), s); err != nil {
+			log.Close()
+			return nil, err
+		}
 	}
-	m.retriever = NewMemoryRetriever(m.store, RetrieverConfig{}, ropts...)
 	return m, nil
 }
 
@@ -84,9 +97,12 @@ func (m *Memory) Graph() *InMemoryGraph { return m.graph }
 func (m *Memory) Store() *InMemoryKnowledgeStore { return m.store }
 
 // Retriever returns a retriever over the memory's store and graph with the
-// default RetrieverConfig. For another configuration, make one with
-// NewMemoryRetriever(m.Store(), cfg, WithKnowledgeGraph(m.Graph())).
-func (m *Memory) Retriever() *MemoryRetriever { return m.retriever }
+// default RetrieverConfig and the Vocabulary of the memory's Schema. After
+// SetSchema changes the vocabulary, Retriever returns a new retriever with
+// it; one returned before keeps the vocabulary it had. For another
+// configuration, make one with NewMemoryRetriever(m.Store(), cfg,
+// WithKnowledgeGraph(m.Graph())), cfg.Vocabulary set to m.Schema().Vocabulary.
+func (m *Memory) Retriever() *MemoryRetriever { return m.retriever.Load() }
 
 // Ingest stores page and writes what a model extracted from it into the
 // graph, as the package-level Ingest does with WithSource(page.ID), in one
@@ -190,6 +206,15 @@ func (mm memoryMachine) Load(r io.Reader) (uint64, error) {
 	m := mm.m
 	lr := newLineReader(r, "snapshot")
 	fresh, gh, err := readGraphLines(lr, m.graph.newEmpty())
+	var schema Schema
+	if err == nil && gh.Schema != nil {
+		if schema, err = gh.Schema.normalized(); err == nil && (schema.empty() || !reflect.DeepEqual(schema, gh.Schema.Schema)) {
+			err = fmt.Errorf("schema not in the form kgmem writes (not empty, single-valued types sorted and distinct, no type without phrases): %w", ErrInvalidArgument)
+		}
+		if err != nil {
+			err = withContext(err, "snapshot line 1: header")
+		}
+	}
 	var ph pagesHeader
 	if err == nil {
 		ph, err = readPagesLines(lr, m.store) // nobody holds the store yet
@@ -201,6 +226,7 @@ func (mm memoryMachine) Load(r io.Reader) (uint64, error) {
 		return 0, fmt.Errorf("kgmem: snapshot: graph seq %d, pages seq %d: %w", gh.Seq, ph.Seq, ErrInvalidArgument)
 	}
 	m.graph.adopt(fresh)
+	m.setSchema(schema)
 	return gh.Seq, nil
 }
 
@@ -216,6 +242,7 @@ type memoryRecord struct {
 	Page      *KnowledgePage `json:"page,omitempty"`
 	Model     string         `json:"model,omitempty"`
 	Vector    vector         `json:"vector,omitempty"`
+	Schema    *storedSchema  `json:"schema,omitempty"`
 }
 
 var memoryRecordNames = jsonNames(reflect.TypeFor[memoryRecord]())
@@ -226,7 +253,15 @@ func (mm memoryMachine) Replay(version int, body []byte) error {
 	if err := decodeStrict(body, &r, memoryRecordNames); err != nil {
 		return fmt.Errorf("kgmem: record: %v: %w", err, ErrInvalidArgument)
 	}
+	if (r.Op == opSetSchema) != (r.Schema != nil) {
+		return malformed(r.Op)
+	}
 	switch r.Op {
+	case opSetSchema:
+		if r.Entities != nil || r.Relations != nil || r.ID != "" || r.Into != "" || r.Key != nil || r.Tags != nil || r.Page != nil || r.Model != "" || r.Vector != nil {
+			return malformed(r.Op)
+		}
+		return m.replaySchema(r.Schema)
 	case opPutPage, opDeletePage:
 		if r.Entities != nil || r.Relations != nil || r.Key != nil || r.Tags != nil || r.Into != "" {
 			return malformed(r.Op)
@@ -256,6 +291,9 @@ func (mm memoryMachine) Capture(mark func() uint64) wal.Snapshot {
 	m.graph.mu.RLock()
 	m.store.mu.RLock()
 	d := &memoryData{graph: m.graph.capture(), pages: m.store.capture()}
+	if s := m.schema.Load(); !s.empty() {
+		d.graph.schema = &storedSchema{s.clone()}
+	}
 	d.graph.seq = mark()
 	d.pages.seq = d.graph.seq
 	m.store.mu.RUnlock()

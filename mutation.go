@@ -59,7 +59,8 @@ const (
 	opReplace        mutationOp = "replace" // ReadFrom; journaled as a snapshot, never as a record
 	opPutPage        mutationOp = "put_page"
 	opDeletePage     mutationOp = "delete_page"
-	opIngest         mutationOp = "ingest" // Memory.Ingest: a page and a batch
+	opIngest         mutationOp = "ingest"     // Memory.Ingest: a page and a batch
+	opSetSchema      mutationOp = "set_schema" // Memory.SetSchema
 )
 
 // apply performs m: check outside the lock, then commit under it.

@@ -104,12 +104,13 @@ func growFor[T any](s []T, announced int64) []T {
 
 // snapshotHeader is the first line of a graph snapshot.
 type snapshotHeader struct {
-	Format    string `json:"format"`
-	Version   int    `json:"version"`
-	Seq       uint64 `json:"seq,omitempty"`
-	Entities  int64  `json:"entities"`
-	Relations int64  `json:"relations"`
-	Checksum  string `json:"checksum,omitempty"` // "crc32c": the snapshot ends with a checksum line
+	Format    string        `json:"format"`
+	Version   int           `json:"version"`
+	Seq       uint64        `json:"seq,omitempty"`
+	Entities  int64         `json:"entities"`
+	Relations int64         `json:"relations"`
+	Schema    *storedSchema `json:"schema,omitempty"`   // a memory's schema, when it declares one
+	Checksum  string        `json:"checksum,omitempty"` // "crc32c": the snapshot ends with a checksum line
 }
 
 // pagesHeader is the first line of a knowledge store snapshot.
@@ -133,6 +134,7 @@ var (
 // holds them.
 type graphData struct {
 	seq       uint64
+	schema    *storedSchema // a memory's schema; nil when it declares none
 	entities  []Entity
 	relations []Relation
 	// The relations of entities[k] are relations[first[k]:first[k+1]],
@@ -236,7 +238,7 @@ func (d *graphData) writeLines(lw *lineWriter) {
 	}
 	lw.encode(snapshotHeader{
 		Format: graphFormat, Version: version, Seq: d.seq,
-		Entities: int64(len(d.entities)), Relations: int64(len(d.relations)), Checksum: checksumCRC32C,
+		Entities: int64(len(d.entities)), Relations: int64(len(d.relations)), Schema: d.schema, Checksum: checksumCRC32C,
 	})
 	for _, k := range d.entityOrder {
 		lw.encode(&d.entities[k])
@@ -432,7 +434,7 @@ func (g *InMemoryGraph) ReadFrom(r io.Reader) (int64, error) {
 		return 0, err
 	}
 	g.mu.RUnlock()
-	fresh, _, n, err := readGraph(r, g.newEmpty())
+	fresh, _, n, err := readGraph(r, g.newEmpty(), false)
 	if err != nil {
 		return n, err
 	}
@@ -441,7 +443,7 @@ func (g *InMemoryGraph) ReadFrom(r io.Reader) (int64, error) {
 
 // newEmpty returns an empty graph with g's options and no journal.
 func (g *InMemoryGraph) newEmpty() *InMemoryGraph {
-	return NewInMemoryGraph(WithTagConstraints(g.tags), WithPathBudget(g.pathBudget), WithClock(g.clock), WithSingleValued(g.singleValued...))
+	return NewInMemoryGraph(WithTagConstraints(g.tags), WithPathBudget(g.pathBudget), WithClock(g.clock), WithSingleValued(*g.singleValued.Load()...))
 }
 
 // adopt moves the contents of fresh, a graph nobody else holds, into g;
@@ -466,9 +468,21 @@ func (g *InMemoryGraph) adopt(fresh *InMemoryGraph) {
 // nobody else holds, and returns it with the header. The header's counts
 // say how many lines to read, never how much memory to reserve: what the
 // reader allocates grows with the lines it has read (see growFor).
-func readGraph(r io.Reader, g *InMemoryGraph) (*InMemoryGraph, snapshotHeader, int64, error) {
+//
+// A header with a schema is refused unless durable (OpenGraph's snapshot,
+// which may hold single-valued types); the caller reads h.Schema.
+func readGraph(r io.Reader, g *InMemoryGraph, durable bool) (*InMemoryGraph, snapshotHeader, int64, error) {
 	lr := newLineReader(r, "snapshot")
 	g, h, err := readGraphLines(lr, g)
+	switch {
+	case err != nil || h.Schema == nil:
+	case !durable:
+		err = fmt.Errorf("kgmem: snapshot line 1: header: a durable graph's or memory's schema, in a graph snapshot; open the files with OpenGraph or OpenMemory: %w", ErrInvalidArgument)
+	case !reflect.DeepEqual(h.Schema.Schema, Schema{SingleValued: h.Schema.SingleValued}):
+		err = fmt.Errorf("kgmem: snapshot line 1: header: a memory's vocabulary, in a graph's snapshot; open a memory's files with OpenMemory: %w", ErrInvalidArgument)
+	default:
+		err = checkStoredSchema(h.Schema)
+	}
 	if err = lr.done(err); err != nil {
 		return nil, h, lr.n, err
 	}

@@ -200,10 +200,12 @@ func WithClock(now func() time.Time) Option {
 // valid at the same instant, ending values instead of keeping two truths
 // (see Supersession under Ingest). Types are compared exactly. A type that is empty, only white space, not valid
 // UTF-8 or longer than MaxTypeBytes is an invalid option (see
-// NewInMemoryGraph).
+// NewInMemoryGraph). Given to OpenMemory, it declares the single-valued
+// types of the memory's Schema, which the memory keeps (see OpenMemory).
 func WithSingleValued(types ...string) Option {
 	types = slices.Clone(types)
 	return optionFunc(func(c *graphConfig) {
+		c.svSet = true
 		for _, t := range types {
 			if err := checkType("relation type", t); err != nil {
 				c.fail("WithSingleValued: %s", errorText(err))
@@ -224,8 +226,13 @@ type SingleValuedDeclarer interface {
 }
 
 // SingleValuedTypes returns the relation types declared with
-// WithSingleValued, sorted and without duplicates.
-func (g *InMemoryGraph) SingleValuedTypes() []string { return slices.Clone(g.singleValued) }
+// WithSingleValued, or by the schema of the Memory whose graph g is (see
+// Memory.SetSchema), sorted and without duplicates.
+func (g *InMemoryGraph) SingleValuedTypes() []string { return slices.Clone(*g.singleValued.Load()) }
+
+// setSingleValued sets the declared types to types, sorted and distinct,
+// which g keeps.
+func (g *InMemoryGraph) setSingleValued(types []string) { g.singleValued.Store(&types) }
 
 // Now returns the graph's "now": the time its clock (WithClock) reads.
 func (g *InMemoryGraph) Now() time.Time { return g.clock() }

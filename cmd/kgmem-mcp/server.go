@@ -36,17 +36,17 @@ func NewServer(mem *kgmem.Memory, dir string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "kgmem", Title: "kgmem memory", Version: Version}, &mcp.ServerOptions{
 		Instructions: "A long-term memory: a knowledge graph of entities and relations, and the knowledge pages they come from. " +
 			"Store what you learn with remember (a page and the entities and relations you extracted from it), " +
-			"ask it with recall, explore with related and paths, draw a subgraph with draw, and remove pages or entities with forget.",
+			"ask it with recall, explore with related and paths, list an entity's timeline with history, draw a subgraph with draw, and remove pages or entities with forget.",
 	})
 	t := newTools(mem, dir)
 	mcp.AddTool(s, &mcp.Tool{Name: "remember", Description: "Store a knowledge page (page_id and content) and/or entities and relations extracted from it " +
 		`(extraction: {"entities": [{"name", "type", "description", "aliases"}], "relations": [{"source", "type", "target", "weight"}]}). ` +
 		"Entities are merged with those the memory already holds, by name, alias and type."}, t.remember)
 	mcp.AddTool(s, &mcp.Tool{Name: "recall", Description: "Answer a question from memory: ranked pages and entities, each with the path that explains it, " +
-		"and a context block ready to quote.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.recall)
-	mcp.AddTool(s, &mcp.Tool{Name: "related", Description: "List the entities an entity reaches within depth hops, best first, each with its path.",
+		"and a context block ready to quote. as_of (a date or date-time) answers as the memory stood then.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.recall)
+	mcp.AddTool(s, &mcp.Tool{Name: "related", Description: "List the entities an entity (by ID, name or alias) reaches within depth hops, best first, each with its path.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.related)
-	mcp.AddTool(s, &mcp.Tool{Name: "paths", Description: "Find the best paths (chains of relations) between two entities.",
+	mcp.AddTool(s, &mcp.Tool{Name: "paths", Description: "Find the best paths (chains of relations) between two entities, each given by ID, name or alias.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.paths)
 	mcp.AddTool(s, &mcp.Tool{Name: "forget", Description: "Forget a page (page_id: the page and every entity and relation only it supports) " +
 		"or an entity (entity_id: the entity and its relations). Give exactly one.",
@@ -54,6 +54,9 @@ func NewServer(mem *kgmem.Memory, dir string) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{Name: "draw", Description: "Draw part of the memory as a Mermaid flowchart: around an entity (entity_id, depth), " +
 		"the paths between two entities (from, to), or what a question retrieves (query). Give exactly one of these.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.draw)
+	mcp.AddTool(s, &mcp.Tool{Name: "history", Description: "List the timeline of an entity's facts (by ID, name or alias), oldest first: " +
+		"the relations it is the source or the target of, ended ones included, each with when it held.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.history)
 	return s
 }
 
@@ -166,6 +169,7 @@ type RecallInput struct {
 	MaxResults int    `json:"max_results,omitempty" jsonschema:"how many items to return at most (default 10, at most 100)"`
 	Strategy   string `json:"strategy,omitempty" jsonschema:"hybrid (the default), knowledge (pages only) or graph (entities only)"`
 	MaxChars   int    `json:"max_chars,omitempty" jsonschema:"the most characters of the context block (default: no limit)"`
+	AsOf       string `json:"as_of,omitempty" jsonschema:"answer as the memory stood at this time: an RFC 3339 date (2023-06-01, midnight UTC) or date-time (2023-06-01T12:00:00Z); default now"`
 }
 
 // Item is one retrieved page or entity.
@@ -214,8 +218,15 @@ func (t tools) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallInpu
 	if !ok {
 		return nil, out, toolError(tool, "unknown strategy %q: use hybrid, knowledge or graph", in.Strategy)
 	}
-	r := kgmem.NewMemoryRetriever(t.mem.Store(), kgmem.RetrieverConfig{MaxResults: in.MaxResults},
-		kgmem.WithKnowledgeGraph(t.mem.Graph()), kgmem.WithStrategy(strategy))
+	ropts := []kgmem.RetrieverOption{kgmem.WithKnowledgeGraph(t.mem.Graph()), kgmem.WithStrategy(strategy)}
+	if in.AsOf != "" {
+		at, err := parseAsOf(in.AsOf)
+		if err != nil {
+			return nil, out, toolError(tool, "%v", err)
+		}
+		ropts = append(ropts, kgmem.WithAsOf(kgmem.At(at)))
+	}
+	r := kgmem.NewMemoryRetriever(t.mem.Store(), kgmem.RetrieverConfig{MaxResults: in.MaxResults, Vocabulary: t.mem.Schema().Vocabulary}, ropts...)
 	res, err := r.Retrieve(ctx, in.Query)
 	if err != nil {
 		return nil, out, t.kgError(tool, err)
@@ -253,9 +264,9 @@ func parseDirection(s string) (kgmem.Direction, bool) {
 	return 0, false
 }
 
-// mustEntity returns the entity id names, or a tool error naming field
-// when id is blank or names no entity.
-func (t tools) mustEntity(ctx context.Context, tool, field, id string) (kgmem.Entity, error) {
+// entityByID returns the entity with ID id, or a tool error naming field
+// when id is blank or no entity has it.
+func (t tools) entityByID(ctx context.Context, tool, field, id string) (kgmem.Entity, error) {
 	if strings.TrimSpace(id) == "" {
 		return kgmem.Entity{}, toolError(tool, "%s is empty", field)
 	}
@@ -271,7 +282,7 @@ func (t tools) mustEntity(ctx context.Context, tool, field, id string) (kgmem.En
 
 // RelatedInput is the related tool's input.
 type RelatedInput struct {
-	EntityID      string   `json:"entity_id" jsonschema:"the entity to start from"`
+	EntityID      string   `json:"entity_id" jsonschema:"the entity to start from: its ID, name or alias"`
 	Depth         int      `json:"depth,omitempty" jsonschema:"hops to walk (default 1, at most 5)"`
 	Direction     string   `json:"direction,omitempty" jsonschema:"both (the default), outgoing or incoming"`
 	RelationTypes []string `json:"relation_types,omitempty" jsonschema:"walk only these relation types (default: every type)"`
@@ -358,8 +369,8 @@ func (t tools) related(ctx context.Context, _ *mcp.CallToolRequest, in RelatedIn
 
 // PathsInput is the paths tool's input.
 type PathsInput struct {
-	From          string   `json:"from" jsonschema:"the entity ID the paths start at"`
-	To            string   `json:"to" jsonschema:"the entity ID the paths end at"`
+	From          string   `json:"from" jsonschema:"the entity the paths start at: its ID, name or alias"`
+	To            string   `json:"to" jsonschema:"the entity the paths end at: its ID, name or alias"`
 	MaxHops       int      `json:"max_hops,omitempty" jsonschema:"the most relations on a path (default 4, at most 8)"`
 	Direction     string   `json:"direction,omitempty" jsonschema:"both (the default), outgoing or incoming"`
 	RelationTypes []string `json:"relation_types,omitempty" jsonschema:"follow only these relation types (default: every type)"`
@@ -470,7 +481,7 @@ func (t tools) forget(ctx context.Context, _ *mcp.CallToolRequest, in ForgetInpu
 	case (in.PageID == "") == (in.EntityID == ""):
 		return nil, out, toolError(tool, "give exactly one of page_id and entity_id")
 	case in.EntityID != "":
-		if _, err := t.mustEntity(ctx, tool, "entity_id", in.EntityID); err != nil {
+		if _, err := t.entityByID(ctx, tool, "entity_id", in.EntityID); err != nil {
 			return nil, out, err
 		}
 		if err := t.mem.Graph().RemoveEntity(ctx, in.EntityID); err != nil {

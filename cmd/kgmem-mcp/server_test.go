@@ -103,7 +103,7 @@ func TestTools(t *testing.T) {
 	for _, tool := range tools.Tools {
 		names = append(names, tool.Name)
 	}
-	assert.ElementsMatch(t, []string{"remember", "recall", "related", "paths", "forget", "draw"}, names)
+	assert.ElementsMatch(t, []string{"remember", "recall", "related", "paths", "history", "forget", "draw"}, names)
 	// No tool takes a file system location: everything goes into the one
 	// memory directory given on the command line.
 	for _, tool := range tools.Tools {
