@@ -117,10 +117,7 @@ func firstExplain(res kgmem.RetrievalResult) string {
 // city when he moves, and "where does Bob live" answers the new one.
 func TestSingleValuedAfterReopen(t *testing.T) {
 	t.Run("with options", func(t *testing.T) { testReopenMove(t, kgmem.WithSingleValued("lives_in")) })
-	t.Run("without options", func(t *testing.T) {
-		t.Skip("OpenMemory does not keep single-valued types across reopen yet: the schema is to be stored with the memory")
-		testReopenMove(t)
-	})
+	t.Run("without options", func(t *testing.T) { testReopenMove(t) })
 }
 
 func testReopenMove(t *testing.T, reopen ...kgmem.DurableOption) {
