@@ -35,15 +35,15 @@ func costOf(f func()) (time.Duration, uint64) {
 	return elapsed, after.TotalAlloc - before.TotalAlloc
 }
 
-// sized returns full, or short under go test -short: the regression
-// tests below shrink their inputs there, keeping every check, so that the
-// short run stays quick; the full run keeps the sizes that made the old
-// code take seconds to minutes.
+// sized returns full under KGMEM_LONG, or short otherwise: the regression
+// tests below shrink their inputs in the default run, keeping every check,
+// so that it stays quick; the long run (CI runs it once, without -race)
+// keeps the sizes that made the old code take seconds to minutes.
 func sized(full, short int) int {
-	if testing.Short() {
-		return short
+	if long() {
+		return full
 	}
-	return full
+	return short
 }
 
 // costLimit is the wall-clock bound of the tests below. The inputs are

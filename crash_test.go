@@ -36,7 +36,7 @@ const (
 	crashChildEnv = "KGMEM_CRASH_CHILD" // directory of the child's memory; set only in the child
 	crashSeedEnv  = "KGMEM_CRASH_SEED"  // the child's write sequence; in the parent, the first of them
 	crashSyncEnv  = "KGMEM_CRASH_SYNC"
-	crashKillsEnv = "KGMEM_CRASH_KILLS" // kills the parent makes; default 50
+	crashKillsEnv = "KGMEM_CRASH_KILLS" // kills the parent makes; default 50 under KGMEM_LONG, else 12
 )
 
 // memOp is one write to a memory, in a form that can be printed and read
@@ -214,7 +214,7 @@ func TestCrash(t *testing.T) {
 	if os.Getenv(crashChildEnv) != "" {
 		t.Skip("this is the child")
 	}
-	kills := 50
+	kills := scaled(50, 12, 12)
 	if s := os.Getenv(crashKillsEnv); s != "" {
 		n, err := strconv.Atoi(s)
 		require.NoError(t, err, crashKillsEnv)

@@ -40,3 +40,23 @@ func evalData(tb testing.TB, name string) string {
 // NeedEvaluation and EvalData give the evaluations of package kgmem_test
 // the same switch.
 var NeedEvaluation, EvalData = needEvaluation, evalData
+
+// long reports whether KGMEM_LONG is set: the brute-force reference
+// comparisons, the crash loop and the cost tests then run at full size
+// (CI runs them so, once, without -race); the default run checks the same
+// properties on fewer and smaller inputs, and -short on fewer still.
+func long() bool { return os.Getenv("KGMEM_LONG") != "" }
+
+// scaled is n under KGMEM_LONG, def by default, and short under -short.
+func scaled(n, def, short int) int {
+	switch {
+	case long():
+		return n
+	case testing.Short():
+		return short
+	}
+	return def
+}
+
+// Long and Scaled give the tests of package kgmem_test the same switch.
+var Long, Scaled = long, scaled
