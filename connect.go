@@ -57,11 +57,11 @@ var otherWh = map[string]bool{"who": true, "whom": true, "whose": true, "which":
 func asksConnection(query string, units []linkUnit) bool {
 	found := false
 	for _, u := range units {
-		if u.word {
-			if otherWh[u.key] {
+		if u.Word {
+			if otherWh[u.Key] {
 				return false
 			}
-			found = found || connectWords[u.key]
+			found = found || connectWords[u.Key]
 		}
 	}
 	if strings.ContainsAny(query, "谁誰哪") {

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kgmem/kgmem/internal/quote"
+	"github.com/kgmem/kgmem/internal/textrule"
 )
 
 // Limits that ParseExtraction and Ingest enforce, so that hostile or broken
@@ -491,7 +492,7 @@ func canonicalKey(k string) string {
 		case '_', '-', ' ', '.':
 			continue
 		}
-		b.WriteRune(foldRune(r))
+		b.WriteRune(textrule.FoldRune(r))
 	}
 	return b.String()
 }
@@ -500,7 +501,7 @@ func canonicalKey(k string) string {
 func childPath(path, key string) string {
 	plain := key != ""
 	for _, r := range key {
-		if !(r == '_' || isWordRune(r)) {
+		if !(r == '_' || textrule.IsWordRune(r)) {
 			plain = false
 			break
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/kgmem/kgmem/internal/quote"
+	"github.com/kgmem/kgmem/internal/textrule"
 )
 
 // Option configures an InMemoryGraph. Every Option is also a
@@ -540,7 +541,7 @@ func (g *InMemoryGraph) AddBatch(ctx context.Context, entities []Entity, relatio
 // calls it before taking the lock.
 func batchTypes(relations []Relation) (typeOf []int32, names []string) {
 	typeOf = make([]int32, len(relations))
-	var index map[string]int32 // the index of each of names, once there are more than scanLimit
+	var index map[string]int32 // the index of each of names, once there are more than textrule.ScanLimit
 	last := int32(-1)          // the previous relation's type: batches often repeat one
 	for i := range relations {
 		t := relations[i].Type
@@ -561,7 +562,7 @@ func batchTypes(relations []Relation) (typeOf []int32, names []string) {
 			switch {
 			case index != nil:
 				index[t] = j
-			case len(names) > scanLimit:
+			case len(names) > textrule.ScanLimit:
 				index = make(map[string]int32, 2*len(names))
 				for k, n := range names {
 					index[n] = int32(k)
@@ -950,21 +951,10 @@ func validateEntity(e *Entity) error {
 	}
 	for i, t := range e.Tags {
 		if n, ok := tagFits(t); !ok {
-			return fmt.Errorf("kgmem: entity %s: tag %d %s: %w", quote.Value(e.ID), i, tagTooLong(t, n), ErrInvalidArgument)
+			return fmt.Errorf("kgmem: entity %s: tag %d %s: %w", quote.Value(e.ID), i, textrule.TagTooLong(t, n), ErrInvalidArgument)
 		}
 	}
 	return nil
-}
-
-// tagTooLong says that tag t, n bytes long once normalised, is too long:
-// `"xx…"... (200 bytes) is longer than MaxTagBytes (128)`, or, when
-// normalising changed its length, `… is 192 bytes once normalised, more
-// than MaxTagBytes (128)`.
-func tagTooLong(t string, n int) string {
-	if n == len(t) {
-		return fmt.Sprintf("%s is longer than MaxTagBytes (%d)", quote.Value(t), MaxTagBytes)
-	}
-	return fmt.Sprintf("%s is %d bytes once normalised, more than MaxTagBytes (%d)", quote.Value(t), n, MaxTagBytes)
 }
 
 // tagFits reports whether tag t, once normalised, is at most MaxTagBytes
@@ -975,7 +965,7 @@ func tagFits(t string) (int, bool) {
 	if len(t) <= MaxTagBytes*2/3 {
 		return len(t), true
 	}
-	n := len(normalizeTag(t))
+	n := len(textrule.NormalizeTag(t))
 	return n, n <= MaxTagBytes
 }
 
@@ -1018,9 +1008,7 @@ func storedWeight(w float64) float64 {
 
 // describeKey renders a relation key for an error message, every part
 // quoted and cut to a short prefix: "a" -["works_on"]-> "b".
-func describeKey(sourceID, typ, targetID string) string {
-	return quote.Value(sourceID) + " -[" + quote.Value(typ) + "]-> " + quote.Value(targetID)
-}
+func describeKey(sourceID, typ, targetID string) string { return quote.Key(sourceID, typ, targetID) }
 
 // validateKey checks a relation key: both endpoints as entity IDs, then
 // the type.

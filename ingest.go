@@ -16,6 +16,7 @@ import (
 
 	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/kgmem/kgmem/internal/quote"
+	"github.com/kgmem/kgmem/internal/textrule"
 )
 
 // Ingest defaults and markers.
@@ -360,7 +361,7 @@ func normalizeSurface(s string, sep byte) string {
 	b.Grow(len(s))
 	space := false
 	for _, r := range s {
-		r = narrow(r)
+		r = textrule.Narrow(r)
 		if unicode.IsSpace(r) {
 			space = b.Len() > 0
 			continue
@@ -369,7 +370,7 @@ func normalizeSurface(s string, sep byte) string {
 			b.WriteByte(sep)
 			space = false
 		}
-		b.WriteRune(foldRune(r))
+		b.WriteRune(textrule.FoldRune(r))
 	}
 	return b.String()
 }
@@ -412,7 +413,7 @@ func (c *ingestConfig) relationType(s string) string {
 // and around words ignored: "ACME Corp." and "Acme Corp" agree), "" for a
 // name without one.
 func looseNameKey(s string) string {
-	k, _, ok := linkKey(s)
+	k, _, ok := textrule.LinkKey(s)
 	if !ok {
 		return ""
 	}
@@ -997,7 +998,7 @@ func (p *ingestPlanner) loadCandidates(surfaces []string) error {
 		var rest []string
 		looked := make(map[string]bool, len(surfaces))
 		for _, s := range surfaces {
-			key, _, ok := linkKey(s)
+			key, _, ok := textrule.LinkKey(s)
 			if !ok {
 				rest = append(rest, s)
 				continue
@@ -1107,7 +1108,7 @@ func (p *ingestPlanner) fileName(ent *ingestEntity, s string, alias bool) {
 			continue
 		}
 		list := p.names[key]
-		if len(list) <= scanLimit && slices.Contains(list, n) {
+		if len(list) <= textrule.ScanLimit && slices.Contains(list, n) {
 			continue
 		}
 		p.names[key] = append(list, n)
@@ -1402,12 +1403,12 @@ func (p *ingestPlanner) merge(ent *ingestEntity, in *ingestInput) {
 			st.addAlias(e, a)
 		}
 		for _, t := range e.Tags {
-			if t = normalizeTag(t); t != "" {
-				st.tags.add(t)
+			if t = textrule.NormalizeTag(t); t != "" {
+				st.tags.Add(t)
 			}
 		}
 		for _, src := range e.SourceIDs {
-			st.sources.add(src)
+			st.sources.Add(src)
 		}
 		st.descRunes = utf8.RuneCountInString(e.Description)
 		p.fileName(ent, e.Name, false)
@@ -1428,15 +1429,15 @@ func (p *ingestPlanner) merge(ent *ingestEntity, in *ingestInput) {
 		}
 	}
 	for _, t := range in.e.Tags {
-		if t = normalizeTag(t); t != "" {
-			st.tags.add(t)
+		if t = textrule.NormalizeTag(t); t != "" {
+			st.tags.Add(t)
 		}
 	}
-	e.Tags = st.tags.items
+	e.Tags = st.tags.Items
 	for _, src := range in.e.SourceIDs {
-		st.sources.add(src)
+		st.sources.Add(src)
 	}
-	e.SourceIDs = st.sources.items
+	e.SourceIDs = st.sources.Items
 	if len(in.e.Properties) > 0 || wasPlaceholder {
 		// e.Properties is the planner's own map (copied from the graph
 		// or the extraction, or made here), so it is changed in place.
@@ -1494,12 +1495,12 @@ func unionTags(existing, added []string) []string {
 	var out uniqueStrings
 	for _, list := range [2][]string{existing, added} {
 		for _, t := range list {
-			if t = normalizeTag(t); t != "" {
-				out.add(t)
+			if t = textrule.NormalizeTag(t); t != "" {
+				out.Add(t)
 			}
 		}
 	}
-	return out.items
+	return out.Items
 }
 
 // quoteList quotes the first few of ids, separated by commas, and says
@@ -1808,13 +1809,13 @@ func (pr *ingestRelation) merge(in *Relation, weightGiven bool) {
 	if pr.sources == nil {
 		pr.sources = new(uniqueStrings)
 		for _, s := range r.SourceIDs {
-			pr.sources.add(s)
+			pr.sources.Add(s)
 		}
 	}
 	for _, s := range in.SourceIDs {
-		pr.sources.add(s)
+		pr.sources.Add(s)
 	}
-	r.SourceIDs = pr.sources.items
+	r.SourceIDs = pr.sources.Items
 }
 
 // graphRelation returns the relation the graph holds under k, if any.

@@ -3,6 +3,8 @@ package kgmem
 import (
 	"fmt"
 	"slices"
+
+	"github.com/kgmem/kgmem/internal/textrule"
 )
 
 // checkInvariants verifies every invariant documented on InMemoryGraph and
@@ -131,7 +133,7 @@ func (g *InMemoryGraph) checkInvariants() error {
 			return fmt.Errorf("entity %q has %d tags, limit %d", n.id, len(tags), g.tags.MaxTagsPerEntity)
 		}
 		for _, t := range tags {
-			if t == "" || t != normalizeTag(t) {
+			if t == "" || t != textrule.NormalizeTag(t) {
 				return fmt.Errorf("entity %q has unnormalised tag %q", n.id, t)
 			}
 			if slices.Contains(want[t], int32(s)) {

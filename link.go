@@ -10,19 +10,15 @@ import (
 	"unicode/utf8"
 
 	"github.com/kgmem/kgmem/internal/quote"
+	"github.com/kgmem/kgmem/internal/textrule"
 )
 
 // Entity linking finds the entities a text names, by exact match of their
-// names and aliases. Matching works on units: a word (a run of letters and
-// digits outside CJK scripts) is one unit, and each CJK character is one
-// unit, so that "Project Apollo" matches "who works on project apollo?" and
-// 张三 matches "张三负责什么项目？", while "go" does not match inside "google".
-// Units are compared after case folding and full-width narrowing; anything
-// that is neither a letter, a digit nor CJK only separates units.
-
-// maxLinkUnits is the longest name, in units, that linking indexes. Longer
-// names and aliases are stored but cannot be linked by an exact match.
-const maxLinkUnits = 64
+// names and aliases: the text and every name are cut into units (a word,
+// or one CJK character) and compared by match keys, the rules of
+// internal/textrule (SplitUnits, LinkKey, LinkVariant), so that "Project
+// Apollo" matches "who works on project apollo?" and 张三 matches
+// "张三负责什么项目？", while "go" does not match inside "google".
 
 // Link qualities: how sure a match is that the text means the entity.
 const (
@@ -72,108 +68,6 @@ var (
 	_ NameFinder   = (*InMemoryGraph)(nil)
 )
 
-// linkUnit is one unit of a text: its folded form and its byte span.
-type linkUnit struct {
-	key        string
-	start, end int
-	word       bool // a word unit, not a CJK character
-}
-
-// splitUnits cuts text into link units.
-func splitUnits(text string) []linkUnit {
-	var units []linkUnit
-	var word []byte
-	wordStart := -1
-	endWord := func(at int) {
-		if wordStart >= 0 {
-			units = append(units, linkUnit{key: string(word), start: wordStart, end: at, word: true})
-			word, wordStart = word[:0], -1
-		}
-	}
-	for i := 0; i < len(text); {
-		r, size := decode(text, i)
-		switch {
-		case r != utf8.RuneError && isCJK(r):
-			endWord(i)
-			units = append(units, linkUnit{key: string(foldRune(r)), start: i, end: i + size})
-		case r != utf8.RuneError && isWordRune(r):
-			if wordStart < 0 {
-				wordStart = i
-			}
-			word = utf8.AppendRune(word, foldRune(r))
-		default:
-			endWord(i)
-		}
-		i += size
-	}
-	endWord(len(text))
-	return units
-}
-
-// appendKey appends the match key of units to dst: their folded forms,
-// with a space between two adjacent word units and nothing elsewhere.
-func appendKey(dst []byte, units []linkUnit) []byte {
-	for i, u := range units {
-		if i > 0 && u.word && units[i-1].word {
-			dst = append(dst, ' ')
-		}
-		dst = append(dst, u.key...)
-	}
-	return dst
-}
-
-// linkKey returns the match key of a name, and false when the name has no
-// units or more than maxLinkUnits.
-func linkKey(name string) (string, int, bool) {
-	units := splitUnits(name)
-	if len(units) == 0 || len(units) > maxLinkUnits {
-		return "", 0, false
-	}
-	key := appendKey(nil, units)
-	if string(key) == name {
-		return name, len(units), true // share the name's bytes
-	}
-	return string(key), len(units), true
-}
-
-// linkVariant returns a second match key for a name whose words are joined
-// by a single hyphen, apostrophe, dot or middle dot ("Spider-Man",
-// "Ocean's Eleven", "U.S.A.", "WALL·E"): the key with those words run
-// together, as people often type them ("spiderman", "oceans eleven").
-// ok is false when the name has no such joint.
-func linkVariant(name string) (string, int, bool) {
-	units := splitUnits(name)
-	if len(units) < 2 || len(units) > maxLinkUnits {
-		return "", 0, false
-	}
-	var key []byte
-	n, joined := 0, false
-	for i, u := range units {
-		if i > 0 && u.word && units[i-1].word {
-			if r, size := utf8.DecodeRuneInString(name[units[i-1].end:]); units[i-1].end+size == u.start && isJoiner(r) {
-				joined = true
-				key = append(key, u.key...)
-				continue
-			}
-			key = append(key, ' ')
-		}
-		key = append(key, u.key...)
-		n++
-	}
-	if !joined {
-		return "", 0, false
-	}
-	return string(key), n, true
-}
-
-func isJoiner(r rune) bool {
-	switch r {
-	case '-', '\'', '\u2019', '.', '\u00b7', '\u2010', '\u2011', '*', '/':
-		return true
-	}
-	return false
-}
-
 // nameRef is an entity bearing a key: slot<<1, plus 1 for an alias.
 type nameRef int32
 
@@ -195,14 +89,14 @@ func makeRef(slot int32, alias bool) nameRef {
 type nameIndex struct {
 	one     map[string]nameRef
 	many    map[string][]nameRef
-	lengths [maxLinkUnits + 1]int
+	lengths [textrule.MaxLinkUnits + 1]int
 }
 
 func (x *nameIndex) add(name string, ref nameRef) {
-	if key, n, ok := linkKey(name); ok {
+	if key, n, ok := textrule.LinkKey(name); ok {
 		x.addKey(key, n, ref)
 	}
-	if key, n, ok := linkVariant(name); ok {
+	if key, n, ok := textrule.LinkVariant(name); ok {
 		x.addKey(key, n, ref)
 	}
 }
@@ -226,10 +120,10 @@ func (x *nameIndex) addKey(key string, n int, ref nameRef) {
 }
 
 func (x *nameIndex) remove(name string, ref nameRef) {
-	if key, n, ok := linkKey(name); ok {
+	if key, n, ok := textrule.LinkKey(name); ok {
 		x.removeKey(key, n, ref)
 	}
-	if key, n, ok := linkVariant(name); ok {
+	if key, n, ok := textrule.LinkVariant(name); ok {
 		x.removeKey(key, n, ref)
 	}
 }
@@ -291,9 +185,9 @@ type mention struct {
 // the mention's quality. An entity named several times keeps its best
 // mention. Cost: O(units × maxUnits) map
 // lookups, independent of how many entities x holds.
-func (x *nameIndex) match(text string, units []linkUnit, spelled func(r nameRef, surface string) bool) []mention {
+func (x *nameIndex) match(text string, units []textrule.Unit, spelled func(r nameRef, surface string) bool) []mention {
 	var lens []int // the lengths of the keys x holds, longest first
-	for n := maxLinkUnits; n > 0; n-- {
+	for n := textrule.MaxLinkUnits; n > 0; n-- {
 		if x.lengths[n] > 0 {
 			lens = append(lens, n)
 		}
@@ -306,7 +200,7 @@ func (x *nameIndex) match(text string, units []linkUnit, spelled func(r nameRef,
 			if n > len(units)-i {
 				continue
 			}
-			key = appendKey(key[:0], units[i:i+n])
+			key = textrule.AppendKey(key[:0], units[i:i+n])
 			if _, ok := x.one[string(key)]; ok {
 				spans = append(spans, span{i, i + n - 1})
 				continue
@@ -326,8 +220,8 @@ func (x *nameIndex) match(text string, units []linkUnit, spelled func(r nameRef,
 	var out []mention
 	var refs []nameRef
 	exactRefs := func(s span) ([]nameRef, bool) {
-		refs = x.lookup(appendKey(key[:0], units[s.first:s.last+1]), refs)
-		surface := text[units[s.first].start:units[s.last].end]
+		refs = x.lookup(textrule.AppendKey(key[:0], units[s.first:s.last+1]), refs)
+		surface := text[units[s.first].Start:units[s.last].End]
 		exact := refs[:0:0]
 		for _, r := range refs {
 			if spelled(r, surface) {
@@ -358,7 +252,7 @@ func (x *nameIndex) match(text string, units []linkUnit, spelled func(r nameRef,
 		// text spells exactly, capitals included ("Eclipse").
 		for _, in := range spans {
 			if in.first >= s.first && in.last <= s.last && in != s &&
-				hasUpper(text[units[in.first].start:units[in.last].end]) {
+				hasUpper(text[units[in.first].Start:units[in.last].End]) {
 				if nested, ok := exactRefs(in); ok {
 					out = appendMentions(out, nested, in.first, in.last)
 				}
@@ -421,7 +315,7 @@ func (g *InMemoryGraph) LinkEntities(ctx context.Context, text string) ([]Entity
 	if !utf8.ValidString(text) {
 		return nil, fmt.Errorf("kgmem: link entities: text %s is not valid UTF-8: %w", quote.Value(text), ErrInvalidArgument)
 	}
-	units := splitUnits(text)
+	units := textrule.SplitUnits(text)
 	if err := g.rlock(); err != nil {
 		return nil, err
 	}
@@ -430,7 +324,7 @@ func (g *InMemoryGraph) LinkEntities(ctx context.Context, text string) ([]Entity
 	})
 	out := make([]EntityMention, len(found))
 	for i, m := range found {
-		start, end := units[m.first].start, units[m.last].end
+		start, end := units[m.first].Start, units[m.last].End
 		out[i] = EntityMention{
 			Entity:  g.nodes[m.ref.slot()].entity(),
 			Text:    text[start:end],
@@ -489,7 +383,7 @@ func nameLookupKey(name string) (string, bool, error) {
 	if err := ValidateName(name); err != nil {
 		return "", false, err
 	}
-	key, _, ok := linkKey(name)
+	key, _, ok := textrule.LinkKey(name)
 	return key, ok, nil
 }
 
@@ -521,13 +415,13 @@ func LinkWithKeywords(ctx context.Context, g KnowledgeGraph, text string) ([]Ent
 	if !utf8.ValidString(text) {
 		return nil, fmt.Errorf("kgmem: link entities: text %s is not valid UTF-8: %w", quote.Value(text), ErrInvalidArgument)
 	}
-	units := splitUnits(text)
+	units := textrule.SplitUnits(text)
 	if len(units) == 0 {
 		return nil, ctx.Err()
 	}
 	keywords := make([]string, 0, len(units))
 	for _, u := range units {
-		keywords = append(keywords, u.key)
+		keywords = append(keywords, u.Key)
 	}
 	candidates, err := g.FindByKeywords(ctx, keywords)
 	if err != nil {
@@ -547,7 +441,7 @@ func LinkWithKeywords(ctx context.Context, g KnowledgeGraph, text string) ([]Ent
 	})
 	out := make([]EntityMention, len(found))
 	for i, m := range found {
-		start, end := units[m.first].start, units[m.last].end
+		start, end := units[m.first].Start, units[m.last].End
 		out[i] = EntityMention{
 			Entity:  candidates[m.ref.slot()],
 			Text:    text[start:end],

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/kgmem/kgmem"
-	"github.com/kgmem/kgmem/internal/textrule"
 	"github.com/stretchr/testify/require"
 )
 
@@ -196,7 +195,4 @@ func TestLinkEntitiesNamesWithJointsAndLongNames(t *testing.T) {
 			require.Equal(t, tt.want, summarize(fallback, tt.text), "FindByKeywords fallback")
 		})
 	}
-	require.Equal(t, []string{"spider man far away", "spiderman far away"}, textrule.LinkKeys("Spider-Man: Far Away"))
-	require.Equal(t, []string{"go"}, textrule.LinkKeys("Go"))
-	require.Empty(t, textrule.LinkKeys("!?"))
 }

@@ -157,10 +157,10 @@ func mergeEntity(into, from Entity) Entity {
 	var srcs uniqueStrings
 	for _, list := range [2][]string{into.SourceIDs, from.SourceIDs} {
 		for _, s := range list {
-			srcs.add(s)
+			srcs.Add(s)
 		}
 	}
-	e.SourceIDs = srcs.items
+	e.SourceIDs = srcs.Items
 	for k, v := range from.Properties {
 		if _, ok := e.Properties[k]; !ok {
 			if e.Properties == nil {
@@ -188,10 +188,10 @@ func mergeRelation(held, moved Relation) Relation {
 	var srcs uniqueStrings
 	for _, list := range [2][]string{held.SourceIDs, moved.SourceIDs} {
 		for _, s := range list {
-			srcs.add(s)
+			srcs.Add(s)
 		}
 	}
-	r.SourceIDs = srcs.items
+	r.SourceIDs = srcs.Items
 	if !held.HasValidity() {
 		r.ValidFrom, r.ValidTo = moved.ValidFrom, moved.ValidTo
 	}

@@ -126,13 +126,13 @@ func analyzeUnits(text string) []tunit {
 	link := splitUnits(text)
 	units := make([]tunit, len(link))
 	for i, u := range link {
-		t := tunit{fold: u.key, stem: u.key, start: u.start, end: u.end, word: u.word}
-		if u.word {
-			_, t.stop = englishStopWords[u.key]
-			t.stem = stem(u.key)
+		t := tunit{fold: u.Key, stem: u.Key, start: u.Start, end: u.End, word: u.Word}
+		if u.Word {
+			t.stop = isStopWord(u.Key)
+			t.stem = stem(u.Key)
 		} else {
-			r, _ := utf8.DecodeRuneInString(u.key)
-			_, t.stop = cjkStopChars[r]
+			r, _ := utf8.DecodeRuneInString(u.Key)
+			t.stop = isCJKStopChar(r)
 		}
 		units[i] = t
 	}
@@ -490,7 +490,7 @@ func (q *question) doIdiom(entity []bool) {
 // after 什么/哪个/哪些/哪.
 func (q *question) findCues(entity []bool) {
 	for _, o := range q.occs {
-		if concepts[o.concept].cue && whWords[q.textOf(o.first, o.last)] {
+		if concepts[o.concept].Cue && whWords[q.textOf(o.first, o.last)] {
 			c := q.cueAt(o.first, o.last, []int{o.concept})
 			c.wh = true
 			q.cues = append(q.cues, c)
@@ -504,7 +504,7 @@ func (q *question) findCues(entity []bool) {
 		switch u.fold {
 		case "who", "whom", "whose", "when", "where":
 			for _, sn := range lexicon.sensesOf(u.stem) {
-				if concepts[sn.concept].cue {
+				if concepts[sn.concept].Cue {
 					c := q.cueAt(i, i, []int{sn.concept})
 					c.wh = true
 					q.cues = append(q.cues, c)
@@ -545,7 +545,7 @@ func (q *question) findCues(entity []bool) {
 		}
 		first := last
 		for _, o := range q.occs {
-			if o.last == last && o.first < first && !concepts[o.concept].cue {
+			if o.last == last && o.first < first && !concepts[o.concept].Cue {
 				first = o.first
 			}
 		}
@@ -575,7 +575,7 @@ func (q *question) findCues(entity []bool) {
 		}
 		last := j
 		for _, o := range q.occs {
-			if o.first == j && o.last > last && !concepts[o.concept].cue {
+			if o.first == j && o.last > last && !concepts[o.concept].Cue {
 				last = o.last
 			}
 		}
@@ -834,7 +834,7 @@ func (q *question) matchPart(pi int, p *namePart) []term {
 		}
 	}
 	for _, o := range q.occs {
-		if concepts[o.concept].cue {
+		if concepts[o.concept].Cue {
 			continue
 		}
 		for _, sn := range p.senses {

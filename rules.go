@@ -2,18 +2,15 @@ package kgmem
 
 import (
 	"fmt"
-	"slices"
 	"unicode/utf8"
 
 	"github.com/kgmem/kgmem/internal/quote"
-	"github.com/kgmem/kgmem/internal/textrule"
 )
 
 // The validation rules below are the ones InMemoryGraph applies, exported
 // so that a KnowledgeGraph on other storage accepts and rejects exactly the
 // same values with the same errors. Package pgraph uses them, and the text
-// rules (folding, match keys, tags), which it reaches through
-// internal/textrule.
+// rules (folding, match keys, tags) of internal/textrule.
 
 // ValidateEntity returns the error AddEntity returns for an entity whose
 // content breaks a rule (an empty or whitespace-only ID, a string that is
@@ -55,56 +52,4 @@ func ValidateName(name string) error {
 		return fmt.Errorf("kgmem: find by name: name %s is only white space: %w", quote.Value(name), ErrInvalidArgument)
 	}
 	return nil
-}
-
-func init() {
-	textrule.Fold = foldString
-	textrule.LinkKey = func(name string) (string, bool) {
-		key, _, ok := linkKey(name)
-		return key, ok
-	}
-	textrule.LinkKeys = linkKeys
-	textrule.LinkSpanKeys = linkSpanKeys
-	textrule.NormalizeTags = normalizeTags
-	textrule.FoldKeywords = foldKeywords
-	textrule.CountKeywords = func(folded []string, id, name string, aliases, tags []string) int {
-		var buf []string
-		return keywordMatches(folded, &buf, id, name, aliases, tags)
-	}
-}
-
-// linkKeys returns the match keys under which entity linking finds a name
-// or alias, sorted: linkKey's, and, for a name whose words are joined by a
-// single hyphen, apostrophe, dot or middle dot ("Spider-Man", "Ocean's
-// Eleven"), the key with those words run together ("spiderman", "oceans
-// eleven"). None when linking cannot find the name.
-func linkKeys(name string) []string {
-	var keys []string
-	if k, _, ok := linkKey(name); ok {
-		keys = append(keys, k)
-	}
-	if k, _, ok := linkVariant(name); ok {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-// linkSpanKeys returns, sorted and without duplicates, the match keys of
-// every run of words and CJK characters in text that linking could match:
-// an entity can be linked from text only if the key of its name or of an
-// alias is among them. A backend stores the linkKeys of each name and
-// alias and looks these up to find the candidates for LinkWithKeywords.
-func linkSpanKeys(text string) []string {
-	units := splitUnits(text)
-	var keys []string
-	var key []byte
-	for i := range units {
-		for n := 1; n <= maxLinkUnits && i+n <= len(units); n++ {
-			key = appendKey(key[:0], units[i:i+n])
-			keys = append(keys, string(key))
-		}
-	}
-	slices.Sort(keys)
-	return slices.Compact(keys)
 }

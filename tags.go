@@ -8,69 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/kgmem/kgmem/internal/quote"
+	"github.com/kgmem/kgmem/internal/textrule"
 )
-
-// normalizeTags returns tags trimmed, lower-cased, de-duplicated (first
-// occurrence kept), without empties and cut to max. It returns an error
-// wrapping ErrInvalidArgument when a tag, kept or not, is not valid UTF-8
-// or is longer than MaxTagBytes once normalised. The result never aliases
-// tags. Cost: linear in the total length of tags, whatever max is.
-func normalizeTags(tags []string, max int) ([]string, error) {
-	var out uniqueStrings
-	for _, t := range tags {
-		if !utf8.ValidString(t) {
-			return nil, fmt.Errorf("kgmem: tag %s is not valid UTF-8: %w", quote.Value(t), ErrInvalidArgument)
-		}
-		norm := normalizeTag(t)
-		if len(norm) > MaxTagBytes {
-			return nil, fmt.Errorf("kgmem: tag %s: %w", tagTooLong(t, len(norm)), ErrInvalidArgument)
-		}
-		if norm == "" || len(out.items) == max {
-			continue
-		}
-		out.add(norm)
-	}
-	return out.items, nil
-}
-
-// uniqueStrings collects distinct strings in first-seen order. While it
-// holds few, a new string is compared with each; past scanLimit it keeps a
-// set, so that adding n strings costs O(n) whatever n is. The zero value
-// is empty and ready to use.
-type uniqueStrings struct {
-	items []string
-	set   map[string]struct{} // items as a set, once there are more than scanLimit
-}
-
-// scanLimit is the number of strings up to which uniqueStrings scans
-// rather than hashes: up to it a scan is as fast, and past it the cost of
-// scanning for every new string would grow quadratically.
-const scanLimit = 16
-
-// add appends s unless it is already there, and reports whether it did.
-func (u *uniqueStrings) add(s string) bool {
-	if u.set != nil {
-		if _, dup := u.set[s]; dup {
-			return false
-		}
-		u.set[s] = struct{}{}
-	} else {
-		if slices.Contains(u.items, s) {
-			return false
-		}
-		if len(u.items) == scanLimit {
-			u.set = make(map[string]struct{}, 2*scanLimit)
-			for _, it := range u.items {
-				u.set[it] = struct{}{}
-			}
-			u.set[s] = struct{}{}
-		}
-	}
-	u.items = append(u.items, s)
-	return true
-}
-
-func normalizeTag(t string) string { return strings.ToLower(strings.TrimSpace(t)) }
 
 // indexTags adds slot s under each of tags; the caller holds g.mu for writing.
 func (g *InMemoryGraph) indexTags(s int32, tags []string) {
@@ -138,7 +77,7 @@ func (g *InMemoryGraph) FindTags(ctx context.Context, prefix string) ([]string, 
 	if !utf8.ValidString(prefix) {
 		return nil, fmt.Errorf("kgmem: tag prefix %s is not valid UTF-8: %w", quote.Value(prefix), ErrInvalidArgument)
 	}
-	prefix = strings.ToLower(prefix)
+	prefix = textrule.TagPrefix(prefix)
 	var out []string
 	if err := g.rlock(); err != nil {
 		return nil, err
@@ -167,49 +106,11 @@ func (g *InMemoryGraph) EntityCountByTag(ctx context.Context, tag string) (int, 
 		return 0, err
 	}
 	defer g.mu.RUnlock()
-	return len(g.tagIndex[normalizeTag(tag)]), nil
-}
-
-// foldKeywords trims and case-folds keywords, dropping empty ones and
-// duplicates.
-func foldKeywords(keywords []string) ([]string, error) {
-	var out uniqueStrings
-	for _, k := range keywords {
-		if !utf8.ValidString(k) {
-			return nil, fmt.Errorf("kgmem: keyword %s is not valid UTF-8: %w", quote.Value(k), ErrInvalidArgument)
-		}
-		if k = foldString(strings.TrimSpace(k)); k != "" {
-			out.add(k)
-		}
-	}
-	return out.items, nil
+	return len(g.tagIndex[textrule.NormalizeTag(tag)]), nil
 }
 
 // countKeywordMatches returns how many of the folded keywords occur in n's
 // ID, name, an alias or a tag. buf is scratch space reused across calls.
 func (n *node) countKeywordMatches(folded []string, buf *[]string) int {
-	return keywordMatches(folded, buf, n.id, n.name, n.aliases(), n.tags())
-}
-
-// keywordMatches returns how many of the folded keywords occur in the
-// folded form of id, name, an alias or a tag. buf is scratch space.
-func keywordMatches(folded []string, buf *[]string, id, name string, aliases, tags []string) int {
-	texts := append((*buf)[:0], foldString(id), foldString(name))
-	for _, a := range aliases {
-		texts = append(texts, foldString(a))
-	}
-	for _, t := range tags {
-		texts = append(texts, foldString(t))
-	}
-	*buf = texts
-	count := 0
-	for _, k := range folded {
-		for _, t := range texts {
-			if strings.Contains(t, k) {
-				count++
-				break
-			}
-		}
-	}
-	return count
+	return textrule.CountKeywords(folded, buf, n.id, n.name, n.aliases(), n.tags())
 }

@@ -470,28 +470,28 @@ func partOf(from, to time.Time, part string) (time.Time, time.Time) {
 // parseEnglish finds the English cues of query.
 func parseEnglish(query string, toks []linkUnit, now time.Time, add func(timeCue)) {
 	key := func(i int) string {
-		if i < 0 || i >= len(toks) || !toks[i].word {
+		if i < 0 || i >= len(toks) || !toks[i].Word {
 			return ""
 		}
-		return toks[i].key
+		return toks[i].Key
 	}
 	// between reports the raw text between tokens i and i+1.
 	between := func(i int) string {
 		if i+1 >= len(toks) {
-			return query[toks[i].end:]
+			return query[toks[i].End:]
 		}
-		return query[toks[i].end:toks[i+1].start]
+		return query[toks[i].End:toks[i+1].Start]
 	}
 	clauseEnd := func(i int) int { // the last token of the clause from token i on
 		for j := i; j < len(toks); j++ {
-			if !toks[j].word && strings.ContainsAny(toks[j].key, zhPunct) || strings.ContainsAny(between(j), ",;?!.:，。？！；") {
+			if !toks[j].Word && strings.ContainsAny(toks[j].Key, zhPunct) || strings.ContainsAny(between(j), ",;?!.:，。？！；") {
 				return j
 			}
 		}
 		return len(toks) - 1
 	}
-	span := func(i, j int) [2]int { return [2]int{toks[i].start, toks[j].end} }
-	ago := slices.ContainsFunc(toks, func(t linkUnit) bool { return t.key == "ago" })
+	span := func(i, j int) [2]int { return [2]int{toks[i].Start, toks[j].End} }
+	ago := slices.ContainsFunc(toks, func(t linkUnit) bool { return t.Key == "ago" })
 	for i := 0; i < len(toks); i++ {
 		w := key(i)
 		if w == "" || !timeTrigger(w, ago) {
@@ -505,13 +505,13 @@ func parseEnglish(query string, toks []linkUnit, now time.Time, add func(timeCue
 			c := timeCue{kind: timeAt, own: [][2]int{span(first, last)}, from: from, to: to, label: label, timed: true}
 			if k, ok := orderWords[key(first-1)]; ok && k != timeDuring {
 				c.kind = k
-				c.own[0][0] = toks[first-1].start
+				c.own[0][0] = toks[first-1].Start
 				if key(first-1) == "since" {
 					c.kind = timeAt // since 2020: as of 2020
 				}
 			} else if key(first-1) == "to" && key(first-2) == "prior" {
 				c.kind = timeBefore
-				c.own[0][0] = toks[first-2].start
+				c.own[0][0] = toks[first-2].Start
 			}
 			add(c)
 			i = last
@@ -582,7 +582,7 @@ func parseEnglish(query string, toks []linkUnit, now time.Time, add func(timeCue
 				}
 				continue
 			}
-			c := timeCue{kind: k, own: [][2]int{span(first, i)}, clause: [2]int{toks[i+1].start, toks[end].end}}
+			c := timeCue{kind: k, own: [][2]int{span(first, i)}, clause: [2]int{toks[i+1].Start, toks[end].End}}
 			for j := i + 1; j <= end; j++ {
 				c.starts = c.starts || startWords[key(j)]
 				c.ends = c.ends || endWords[key(j)]

@@ -913,11 +913,11 @@ const spanless = -1
 func weakMention(text string, exact bool) bool {
 	content := 0
 	for _, u := range splitUnits(text) {
-		if !u.word {
+		if !u.Word {
 			content++ // a CJK character
 			continue
 		}
-		if _, stop := englishStopWords[u.key]; !stop {
+		if !isStopWord(u.Key) {
 			content++
 		}
 	}
@@ -1126,7 +1126,7 @@ func (g *InMemoryGraph) questionLinks(query string, units []linkUnit) []question
 	links := make([]questionLink, len(found))
 	for i, m := range found {
 		n := &g.nodes[m.ref.slot()]
-		start, end := units[m.first].start, units[m.last].end
+		start, end := units[m.first].Start, units[m.last].End
 		links[i] = questionLink{node: m.ref.slot(), start: start, end: end, quality: m.quality,
 			weak: weakMention(query[start:end], spells(n.name, n.aliases(), m.ref.alias(), query[start:end]))}
 	}

@@ -153,7 +153,7 @@ ORDER BY b.ord LIMIT 1`, g.ns).Scan(&ord, &src, &dst, &typ, &srcFound, &dstFound
 			missing = src
 		}
 		return batchError{fmt.Errorf("pgraph: batch relation %d: %s: entity %s: %w",
-			ord, describeKey(src, typ, dst), quote.Value(missing), kgmem.ErrNotFound)}
+			ord, quote.Key(src, typ, dst), quote.Value(missing), kgmem.ErrNotFound)}
 	case err != pgx.ErrNoRows:
 		return err
 	}

@@ -204,7 +204,7 @@ func (g *Graph) entityRow(e *kgmem.Entity) ([]any, error) {
 	if err := validateEntity(e); err != nil {
 		return nil, err
 	}
-	tags, _ := textrule.NormalizeTags(e.Tags, g.tags.MaxTagsPerEntity) // validated above
+	tags, _ := textrule.NormalizeTags(e.Tags, g.tags.MaxTagsPerEntity, kgmem.ErrInvalidArgument) // validated above
 	props, err := encodeProperties(e.Properties)
 	if err != nil {
 		return nil, fmt.Errorf("pgraph: entity %s: %w", quote.Value(e.ID), err)
@@ -289,7 +289,7 @@ func (g *Graph) AddRelation(ctx context.Context, r kgmem.Relation) error {
 	}
 	props, err := encodeProperties(r.Properties)
 	if err != nil {
-		return fmt.Errorf("pgraph: relation %s: %w", describeKey(r.SourceID, r.Type, r.TargetID), err)
+		return fmt.Errorf("pgraph: relation %s: %w", quote.Key(r.SourceID, r.Type, r.TargetID), err)
 	}
 	return g.retry(ctx, func() error {
 		_, err := g.pool.Exec(ctx, upsertRelationSQL,
@@ -298,7 +298,7 @@ func (g *Graph) AddRelation(ctx context.Context, r kgmem.Relation) error {
 			return g.missingEndpoint(ctx, r)
 		}
 		if err != nil {
-			return fail("add relation "+describeKey(r.SourceID, r.Type, r.TargetID), true, err)
+			return fail("add relation "+quote.Key(r.SourceID, r.Type, r.TargetID), true, err)
 		}
 		return nil
 	})
@@ -331,16 +331,16 @@ func (g *Graph) missingEndpoint(ctx context.Context, r kgmem.Relation) error {
 	rows, err := g.pool.Query(ctx, "SELECT id FROM "+entitiesTable+" WHERE namespace = $1 AND id = ANY($2)",
 		g.ns, []string{r.SourceID, r.TargetID})
 	if err != nil {
-		return fail("add relation "+describeKey(r.SourceID, r.Type, r.TargetID), true, err)
+		return fail("add relation "+quote.Key(r.SourceID, r.Type, r.TargetID), true, err)
 	}
 	found, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return fail("add relation "+describeKey(r.SourceID, r.Type, r.TargetID), true, err)
+		return fail("add relation "+quote.Key(r.SourceID, r.Type, r.TargetID), true, err)
 	}
 	for _, end := range []struct{ what, id string }{{"source", r.SourceID}, {"target", r.TargetID}} {
 		if !slices.Contains(found, end.id) {
 			return fmt.Errorf("pgraph: relation %s: %s entity %s: %w",
-				describeKey(r.SourceID, r.Type, r.TargetID), end.what, quote.Value(end.id), kgmem.ErrNotFound)
+				quote.Key(r.SourceID, r.Type, r.TargetID), end.what, quote.Value(end.id), kgmem.ErrNotFound)
 		}
 	}
 	return errRetry
@@ -357,7 +357,7 @@ func (g *Graph) RemoveRelation(ctx context.Context, sourceID, targetID, relation
 	if err := kgmem.ValidateRelationKey(sourceID, targetID, relationType); err != nil {
 		return err
 	}
-	notFound := fmt.Errorf("pgraph: remove relation %s: %w", describeKey(sourceID, relationType, targetID), kgmem.ErrNotFound)
+	notFound := fmt.Errorf("pgraph: remove relation %s: %w", quote.Key(sourceID, relationType, targetID), kgmem.ErrNotFound)
 	if !storable(sourceID) || !storable(targetID) || !storable(relationType) {
 		return notFound
 	}
@@ -366,7 +366,7 @@ func (g *Graph) RemoveRelation(ctx context.Context, sourceID, targetID, relation
 			" WHERE namespace = $1 AND source = $2 AND target = $3 AND type = $4", g.ns, sourceID, targetID, relationType)
 		switch {
 		case err != nil:
-			return fail("remove relation "+describeKey(sourceID, relationType, targetID), true, err)
+			return fail("remove relation "+quote.Key(sourceID, relationType, targetID), true, err)
 		case tag.RowsAffected() == 0:
 			return notFound
 		}
@@ -440,7 +440,7 @@ func (g *Graph) FindByKeywords(ctx context.Context, keywords []string) ([]kgmem.
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	folded, err := textrule.FoldKeywords(keywords)
+	folded, err := textrule.FoldKeywords(keywords, kgmem.ErrInvalidArgument)
 	if err != nil || len(folded) == 0 {
 		return nil, err
 	}
@@ -461,8 +461,9 @@ func (g *Graph) FindByKeywords(ctx context.Context, keywords []string) ([]kgmem.
 		count int
 	}
 	var hits []hit
+	var buf []string
 	for _, e := range candidates {
-		if c := textrule.CountKeywords(folded, e.ID, e.Name, e.Aliases, e.Tags); c > 0 {
+		if c := textrule.CountKeywords(folded, &buf, e.ID, e.Name, e.Aliases, e.Tags); c > 0 {
 			hits = append(hits, hit{e, c})
 		}
 	}
@@ -548,7 +549,7 @@ func (g *Graph) FindByName(ctx context.Context, name string) ([]kgmem.Entity, er
 	if err := kgmem.ValidateName(name); err != nil {
 		return nil, err
 	}
-	key, ok := textrule.LinkKey(name)
+	key, _, ok := textrule.LinkKey(name)
 	if !ok {
 		return nil, nil
 	}
@@ -589,7 +590,7 @@ func (g *Graph) FindTags(ctx context.Context, prefix string) ([]string, error) {
 	if !utf8.ValidString(prefix) {
 		return nil, fmt.Errorf("pgraph: tag prefix %s is not valid UTF-8: %w", quote.Value(prefix), kgmem.ErrInvalidArgument)
 	}
-	prefix = strings.ToLower(prefix)
+	prefix = textrule.TagPrefix(prefix)
 	if !storable(prefix) {
 		return nil, nil
 	}
@@ -624,7 +625,7 @@ func (g *Graph) SetEntityTags(ctx context.Context, id string, tags []string) (in
 	if err := validateID(id); err != nil {
 		return 0, err
 	}
-	norm, err := textrule.NormalizeTags(tags, g.tags.MaxTagsPerEntity)
+	norm, err := textrule.NormalizeTags(tags, g.tags.MaxTagsPerEntity, kgmem.ErrInvalidArgument)
 	if err != nil {
 		return 0, errmsg.Wrap("pgraph: set tags of entity "+quote.Value(id), err)
 	}
@@ -666,7 +667,7 @@ func (g *Graph) EntityCountByTag(ctx context.Context, tag string) (int, error) {
 	if !utf8.ValidString(tag) {
 		return 0, fmt.Errorf("pgraph: tag %s is not valid UTF-8: %w", quote.Value(tag), kgmem.ErrInvalidArgument)
 	}
-	tag = normalizeTag(tag)
+	tag = textrule.NormalizeTag(tag)
 	if tag == "" || !storable(tag) {
 		return 0, nil
 	}

@@ -159,7 +159,7 @@ func (g *Graph) merge(ctx context.Context, tx pgx.Tx, what, from, into string) e
 	for _, r := range plan {
 		props, err := encodeProperties(r.Properties)
 		if err != nil {
-			return mergeError{fmt.Errorf("pgraph: %s: relation %s: %w", what, describeKey(r.SourceID, r.Type, r.TargetID), err)}
+			return mergeError{fmt.Errorf("pgraph: %s: relation %s: %w", what, quote.Key(r.SourceID, r.Type, r.TargetID), err)}
 		}
 		b.Queue(upsertRelationSQL, g.ns, r.SourceID, r.TargetID, r.Type, r.Weight, props, nonNil(r.SourceIDs),
 			nullTime(r.ValidFrom), nullTime(r.ValidTo))

@@ -13,8 +13,8 @@ import (
 
 // This file applies kgmem's rules for validating, normalising and folding
 // text (kgmem.ValidateEntity and the rest, and the text rules of
-// internal/textrule: Fold, NormalizeTags, the link keys), adds what PostgreSQL needs on top (no NUL
-// byte in stored text), and computes the derived columns that let
+// internal/textrule: Fold, NormalizeTags, the link keys), adds what
+// PostgreSQL needs on top (no NUL byte in stored text), and computes the derived columns that let
 // PostgreSQL narrow keyword searches and entity linking with an index.
 
 // storable reports whether PostgreSQL can hold s: text columns and jsonb
@@ -80,7 +80,7 @@ func validateRelation(r *kgmem.Relation) error {
 	}
 	nul := func(field string) error {
 		return fmt.Errorf("pgraph: relation %s: %s contains a NUL byte, which PostgreSQL cannot store: %w",
-			describeKey(r.SourceID, r.Type, r.TargetID), field, kgmem.ErrInvalidArgument)
+			quote.Key(r.SourceID, r.Type, r.TargetID), field, kgmem.ErrInvalidArgument)
 	}
 	switch {
 	case !storable(r.SourceID):
@@ -114,15 +114,6 @@ func checkReadID(id string) error {
 	}
 	return err
 }
-
-// describeKey renders a relation key for an error message, as kgmem does:
-// every part quoted and cut to a short prefix, "a" -["works_on"]-> "b".
-func describeKey(sourceID, typ, targetID string) string {
-	return quote.Value(sourceID) + " -[" + quote.Value(typ) + "]-> " + quote.Value(targetID)
-}
-
-// normalizeTag is the rule EntityCountByTag applies to its argument.
-func normalizeTag(t string) string { return strings.ToLower(strings.TrimSpace(t)) }
 
 // Keyword grams.
 //

@@ -78,9 +78,10 @@ func TestLinkCandidatesComplete(t *testing.T) {
 // all the keyword's grams, so that the gram query never misses an entity.
 func TestKeywordGramsSuperset(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 8))
+	var buf []string
 	for range 5000 {
 		e := kgmem.Entity{ID: randomText(rng, 2), Name: randomText(rng, 3), Aliases: []string{randomText(rng, 2)}}
-		tags, _ := textrule.NormalizeTags([]string{randomText(rng, 2), randomText(rng, 1)}, 8)
+		tags, _ := textrule.NormalizeTags([]string{randomText(rng, 2), randomText(rng, 1)}, 8, kgmem.ErrInvalidArgument)
 		e.Tags = tags
 		grams, tgrams := entityGrams(e.ID, e.Name, e.Aliases, e.Tags)
 		// Keywords cut from the entity's own texts, so that many match.
@@ -92,11 +93,11 @@ func TestKeywordGramsSuperset(t *testing.T) {
 		i := rng.IntN(len(src))
 		j := i + 1 + rng.IntN(min(6, len(src)-i))
 		kw := strings.TrimSpace(string(src[i:j]))
-		folded, err := textrule.FoldKeywords([]string{kw})
+		folded, err := textrule.FoldKeywords([]string{kw}, kgmem.ErrInvalidArgument)
 		if err != nil || len(folded) == 0 {
 			continue
 		}
-		if textrule.CountKeywords(folded, e.ID, e.Name, e.Aliases, e.Tags) == 0 {
+		if textrule.CountKeywords(folded, &buf, e.ID, e.Name, e.Aliases, e.Tags) == 0 {
 			continue
 		}
 		kg := keywordGrams(folded[0])

@@ -31,3 +31,9 @@ func Value(s string) string {
 	}
 	return strconv.Quote(s[:cut]) + "... (" + strconv.Itoa(len(s)) + " bytes)"
 }
+
+// Key renders a relation key for an error message, every part quoted by
+// Value: "a" -["works_on"]-> "b".
+func Key(sourceID, typ, targetID string) string {
+	return Value(sourceID) + " -[" + Value(typ) + "]-> " + Value(targetID)
+}

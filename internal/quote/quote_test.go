@@ -21,3 +21,19 @@ func TestValue(t *testing.T) {
 		}
 	}
 }
+
+func TestKey(t *testing.T) {
+	long := strings.Repeat("a", MaxBytes+1)
+	tests := []struct {
+		src, typ, dst, want string
+	}{
+		{"a", "works_on", "b", `"a" -["works_on"]-> "b"`},
+		{"", "t", "\xff", `"" -["t"]-> "\xff"`},
+		{long, "t", "b", Value(long) + ` -["t"]-> "b"`},
+	}
+	for _, tt := range tests {
+		if got := Key(tt.src, tt.typ, tt.dst); got != tt.want {
+			t.Errorf("Key(%q, %q, %q) = %s, want %s", tt.src, tt.typ, tt.dst, got, tt.want)
+		}
+	}
+}

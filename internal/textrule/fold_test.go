@@ -1,4 +1,4 @@
-package kgmem
+package textrule
 
 import (
 	"testing"
@@ -9,17 +9,17 @@ import (
 // orbit fold to the same rune, and a letter folds to a letter.
 func TestFoldRuneOrbits(t *testing.T) {
 	for r := rune(0); r <= unicode.MaxRune; r++ {
-		f := foldRune(r)
+		f := FoldRune(r)
 		for o := unicode.SimpleFold(r); o != r; o = unicode.SimpleFold(o) {
-			if foldRune(o) != f {
-				t.Fatalf("foldRune(%U) = %U but foldRune(%U) = %U", r, f, o, foldRune(o))
+			if FoldRune(o) != f {
+				t.Fatalf("FoldRune(%U) = %U but FoldRune(%U) = %U", r, f, o, FoldRune(o))
 			}
 		}
 		if unicode.IsLetter(r) && !unicode.IsLetter(f) {
-			t.Fatalf("foldRune(%U) = %U is not a letter", r, f)
+			t.Fatalf("FoldRune(%U) = %U is not a letter", r, f)
 		}
 	}
-	if got := foldString("ΣΊΣΥΦΟΣ Kelvin STRASSE ＡＰＩ"); got != "σίσυφοσ kelvin strasse api" {
-		t.Fatalf("foldString = %q", got)
+	if got := Fold("ΣΊΣΥΦΟΣ Kelvin STRASSE ＡＰＩ"); got != "σίσυφοσ kelvin strasse api" {
+		t.Fatalf("Fold = %q", got)
 	}
 }

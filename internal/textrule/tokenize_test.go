@@ -1,4 +1,4 @@
-package kgmem
+package textrule
 
 import (
 	"strings"
@@ -67,7 +67,7 @@ func TestTokenize(t *testing.T) {
 		{"combining mark continues word", "cafe\u0301 ok", []string{"cafe\u0301", "ok"}},
 		{"leading mark separates", "\u0301abc", []string{"abc"}},
 		{"variation selector separates", "go\ufe0f 1\ufe0f\u20e3", []string{"go", "1"}},
-		{"greek folding", "ΣΟΦΙΑ σοφια", []string{foldString("σοφια"), foldString("σοφια")}},
+		{"greek folding", "ΣΟΦΙΑ σοφια", []string{Fold("σοφια"), Fold("σοφια")}},
 		{"katakana", "カタカナ", []string{"カタ", "タカ", "カナ"}},
 		{"hangul", "한국어", []string{"한국", "국어"}},
 	}
@@ -80,7 +80,7 @@ func TestTokenize(t *testing.T) {
 
 func TestTokenizeSharesInputMemory(t *testing.T) {
 	allocs := testing.AllocsPerRun(100, func() {
-		_ = appendTokens(make([]string, 0, 16), "distributed consensus 一致性哈希 raft")
+		_ = AppendTokens(make([]string, 0, 16), "distributed consensus 一致性哈希 raft")
 	})
 	// Only the result slice, which is preallocated here: tokens are slices
 	// of the input.

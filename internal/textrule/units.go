@@ -1,0 +1,162 @@
+package textrule
+
+import (
+	"slices"
+	"unicode/utf8"
+)
+
+// Entity linking finds the entities a text names, by exact match of their
+// names and aliases. Matching works on units: a word (a run of letters and
+// digits outside CJK scripts) is one unit, and each CJK character is one
+// unit, so that "Project Apollo" matches "who works on project apollo?" and
+// 张三 matches "张三负责什么项目？", while "go" does not match inside "google".
+// Units are compared after case folding and full-width narrowing; anything
+// that is neither a letter, a digit nor CJK only separates units.
+
+// MaxLinkUnits is the longest name, in units, that linking indexes. Longer
+// names and aliases are stored but cannot be linked by an exact match.
+const MaxLinkUnits = 64
+
+// Unit is one unit of a text: its folded form and its byte span.
+type Unit struct {
+	Key        string // the folded word, or the folded CJK character
+	Start, End int    // byte offsets of the unit in the text
+	Word       bool   // a word unit, not a CJK character
+}
+
+// SplitUnits cuts text into link units, in order. Invalid UTF-8 bytes
+// separate units.
+func SplitUnits(text string) []Unit {
+	var units []Unit
+	var word []byte
+	wordStart := -1
+	endWord := func(at int) {
+		if wordStart >= 0 {
+			units = append(units, Unit{Key: string(word), Start: wordStart, End: at, Word: true})
+			word, wordStart = word[:0], -1
+		}
+	}
+	for i := 0; i < len(text); {
+		r, size := Decode(text, i)
+		switch {
+		case r != utf8.RuneError && IsCJK(r):
+			endWord(i)
+			units = append(units, Unit{Key: string(FoldRune(r)), Start: i, End: i + size})
+		case r != utf8.RuneError && IsWordRune(r):
+			if wordStart < 0 {
+				wordStart = i
+			}
+			word = utf8.AppendRune(word, FoldRune(r))
+		default:
+			endWord(i)
+		}
+		i += size
+	}
+	endWord(len(text))
+	return units
+}
+
+// AppendKey appends the match key of units to dst: their folded forms,
+// with a space between two adjacent word units and nothing elsewhere.
+func AppendKey(dst []byte, units []Unit) []byte {
+	for i, u := range units {
+		if i > 0 && u.Word && units[i-1].Word {
+			dst = append(dst, ' ')
+		}
+		dst = append(dst, u.Key...)
+	}
+	return dst
+}
+
+// LinkKey returns the main match key under which entity linking finds a
+// name or alias, and its number of units; ok is false when the name has
+// no units or more than MaxLinkUnits. A name that is its own key is
+// returned as it is, sharing its bytes.
+func LinkKey(name string) (key string, units int, ok bool) {
+	us := SplitUnits(name)
+	if len(us) == 0 || len(us) > MaxLinkUnits {
+		return "", 0, false
+	}
+	k := AppendKey(nil, us)
+	if string(k) == name {
+		return name, len(us), true // share the name's bytes
+	}
+	return string(k), len(us), true
+}
+
+// LinkVariant returns a second match key for a name whose words are joined
+// by a single hyphen, apostrophe, dot or middle dot ("Spider-Man",
+// "Ocean's Eleven", "U.S.A.", "WALL·E"): the key with those words run
+// together, as people often type them ("spiderman", "oceans eleven"), and
+// its number of units. ok is false when the name has no such joint.
+func LinkVariant(name string) (key string, units int, ok bool) {
+	us := SplitUnits(name)
+	if len(us) < 2 || len(us) > MaxLinkUnits {
+		return "", 0, false
+	}
+	var k []byte
+	n, joined := 0, false
+	for i, u := range us {
+		if i > 0 && u.Word && us[i-1].Word {
+			if r, size := utf8.DecodeRuneInString(name[us[i-1].End:]); us[i-1].End+size == u.Start && isJoiner(r) {
+				joined = true
+				k = append(k, u.Key...)
+				continue
+			}
+			k = append(k, ' ')
+		}
+		k = append(k, u.Key...)
+		n++
+	}
+	if !joined {
+		return "", 0, false
+	}
+	return string(k), n, true
+}
+
+// isJoiner reports whether r, alone between two words, joins them into
+// one name ("Spider-Man", "Ocean's").
+func isJoiner(r rune) bool {
+	switch r {
+	case '-', '\'', '\u2019', '.', '\u00b7', '\u2010', '\u2011', '*', '/':
+		return true
+	}
+	return false
+}
+
+// LinkKeys returns the match keys under which entity linking finds a name
+// or alias, sorted: LinkKey's, and, for a name whose words are joined by a
+// single hyphen, apostrophe, dot or middle dot ("Spider-Man", "Ocean's
+// Eleven"), LinkVariant's, with those words run together ("spiderman",
+// "oceans eleven"). None when linking cannot find the name.
+func LinkKeys(name string) []string {
+	var keys []string
+	if k, _, ok := LinkKey(name); ok {
+		keys = append(keys, k)
+	}
+	if k, _, ok := LinkVariant(name); ok {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// LinkSpanKeys returns, sorted and without duplicates, the match keys of
+// every run of words and CJK characters in text that linking could match:
+// an entity can be linked from text only if the key of its name or of an
+// alias is among them. A backend stores the LinkKeys of each name and
+// alias and looks these up to find the candidates for kgmem's
+// LinkWithKeywords.
+func LinkSpanKeys(text string) []string {
+	units := SplitUnits(text)
+	var keys []string
+	var key []byte
+	for i := range units {
+		for n := 1; n <= MaxLinkUnits && i+n <= len(units); n++ {
+			key = AppendKey(key[:0], units[i:i+n])
+			keys = append(keys, string(key))
+		}
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}

@@ -1,0 +1,73 @@
+package textrule
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestSplitUnits(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []Unit
+	}{
+		{"", nil},
+		{"Project Apollo?", []Unit{{"project", 0, 7, true}, {"apollo", 8, 14, true}}},
+		{"张三负责", []Unit{{"张", 0, 3, false}, {"三", 3, 6, false}, {"负", 6, 9, false}, {"责", 9, 12, false}}},
+		{"Go语言", []Unit{{"go", 0, 2, true}, {"语", 2, 5, false}, {"言", 5, 8, false}}},
+		{"ＡＰＩ\xffx", []Unit{{"api", 0, 9, true}, {"x", 10, 11, true}}},
+		{"!?", nil},
+	}
+	for _, tt := range tests {
+		require.Equal(t, tt.want, SplitUnits(tt.in), "%q", tt.in)
+	}
+}
+
+func TestLinkKey(t *testing.T) {
+	long := strings.Repeat("a ", MaxLinkUnits)
+	tests := []struct {
+		name    string
+		key     string
+		units   int
+		ok      bool
+		variant string // "" when the name has no joint
+		vUnits  int
+	}{
+		{"Go", "go", 1, true, "", 0},
+		{"go", "go", 1, true, "", 0},
+		{"Project  Apollo.", "project apollo", 2, true, "", 0},
+		{"张三", "张三", 2, true, "", 0},
+		{"Go 语言", "go语言", 3, true, "", 0},
+		{"Spider-Man: Far Away", "spider man far away", 4, true, "spiderman far away", 3},
+		{"Ocean's Eleven", "ocean s eleven", 3, true, "oceans eleven", 2},
+		{"WALL·E", "wall e", 2, true, "walle", 1},
+		{"a - b", "a b", 2, true, "", 0},
+		{"!?", "", 0, false, "", 0},
+		{long, strings.TrimSpace(long), MaxLinkUnits, true, "", 0},
+		{long + "a", "", 0, false, "", 0},
+	}
+	for _, tt := range tests {
+		key, n, ok := LinkKey(tt.name)
+		require.Equal(t, []any{tt.key, tt.units, tt.ok}, []any{key, n, ok}, "LinkKey(%q)", tt.name)
+		v, vn, vok := LinkVariant(tt.name)
+		require.Equal(t, []any{tt.variant, tt.vUnits, tt.variant != ""}, []any{v, vn, vok}, "LinkVariant(%q)", tt.name)
+	}
+	require.Equal(t, []string{"spider man far away", "spiderman far away"}, LinkKeys("Spider-Man: Far Away"))
+	require.Equal(t, []string{"go"}, LinkKeys("Go"))
+	require.Empty(t, LinkKeys("!?"))
+}
+
+func TestLinkSpanKeys(t *testing.T) {
+	got := LinkSpanKeys("Project Apollo, project")
+	require.Equal(t, []string{"apollo", "apollo project", "project", "project apollo", "project apollo project"}, got)
+	require.Equal(t, []string{"三", "张", "张三"}, LinkSpanKeys("张三"))
+	require.Empty(t, LinkSpanKeys("？"))
+	// Every key of a name appears among the span keys of a text that
+	// contains it.
+	for _, name := range []string{"Project Apollo", "Go 语言", "WALL·E"} {
+		spans := LinkSpanKeys("about " + name + " today")
+		k, _, _ := LinkKey(name)
+		require.Contains(t, spans, k, "%q", name)
+	}
+}
