@@ -6,24 +6,6 @@ import (
 	"strings"
 )
 
-// EntityChangeFeed is implemented by graphs that can list the entities
-// written since an earlier point, so that a consumer keeping something per
-// entity (MemoryRetriever's index of entity vectors, see WithLinkEmbedder)
-// refreshes only what changed instead of reading the whole graph on every
-// query. InMemoryGraph and pgraph.Graph implement it.
-//
-// A consumer keeps the Version of each answer and passes it as since next
-// time; it applies Changed as "this entity is now so" and Removed as "this
-// entity is gone", which is idempotent: a feed may deliver a change more
-// than once (pgraph.Graph does while transactions run concurrently with
-// the read), never skip one.
-type EntityChangeFeed interface {
-	// EntityChanges returns what changed since version since (0: since the
-	// graph was created, which reports every entity as a Reset). A done
-	// ctx returns ctx.Err().
-	EntityChanges(ctx context.Context, since uint64) (EntityChanges, error)
-}
-
 // EntityChanges is the answer of EntityChangeFeed.EntityChanges.
 type EntityChanges struct {
 	// Version is the graph's version now: pass it as since next time.

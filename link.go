@@ -40,29 +40,6 @@ type EntityMention struct {
 	Quality float64
 }
 
-// EntityLinker is implemented by graphs that can find the entities a text
-// names without scanning every entity. MemoryRetriever uses it when the
-// graph offers it and falls back to FindByKeywords otherwise.
-type EntityLinker interface {
-	LinkEntities(ctx context.Context, text string) ([]EntityMention, error)
-}
-
-// NameFinder is implemented by graphs that can look an entity up by its
-// name or an alias without knowing its ID (see DeriveEntityID) and without
-// scanning every entity. InMemoryGraph and pgraph.Graph implement it
-// through the index entity linking uses; Ingest uses it to find the
-// entities an extraction may mean, and falls back to FindByKeywords for a
-// graph without it.
-type NameFinder interface {
-	// FindByName returns every entity whose name or an alias has the same
-	// match key as name (keys fold case and width and ignore
-	// punctuation between words), once each, ordered by ID. A name
-	// without a match key finds nothing; an empty, whitespace-only or
-	// invalid name returns an error wrapping ErrInvalidArgument (see
-	// ValidateName).
-	FindByName(ctx context.Context, name string) ([]Entity, error)
-}
-
 var (
 	_ EntityLinker = (*InMemoryGraph)(nil)
 	_ NameFinder   = (*InMemoryGraph)(nil)
@@ -403,54 +380,4 @@ func sortMentions(ms []EntityMention) {
 		}
 		return strings.Compare(a.Entity.ID, b.Entity.ID)
 	})
-}
-
-// LinkWithKeywords links the entities text names using only
-// KnowledgeGraph.FindByKeywords, for graphs that do not implement
-// EntityLinker. It asks for the entities whose names contain a token of the
-// text (see Tokenize), then applies exactly the matching rules of
-// InMemoryGraph.LinkEntities to those candidates, so both paths link the
-// same entities whenever the candidate search finds them.
-func LinkWithKeywords(ctx context.Context, g KnowledgeGraph, text string) ([]EntityMention, error) {
-	if !utf8.ValidString(text) {
-		return nil, fmt.Errorf("kgmem: link entities: text %s is not valid UTF-8: %w", quote.Value(text), ErrInvalidArgument)
-	}
-	units := textrule.SplitUnits(text)
-	if len(units) == 0 {
-		return nil, ctx.Err()
-	}
-	keywords := make([]string, 0, len(units))
-	for _, u := range units {
-		keywords = append(keywords, u.Key)
-	}
-	candidates, err := g.FindByKeywords(ctx, keywords)
-	if err != nil {
-		return nil, err
-	}
-	var x nameIndex
-	for i := range candidates {
-		e := &candidates[i]
-		x.add(e.Name, makeRef(int32(i), false))
-		for _, a := range e.Aliases {
-			x.add(a, makeRef(int32(i), true))
-		}
-	}
-	found := x.match(text, units, func(r nameRef, surface string) bool {
-		e := &candidates[r.slot()]
-		return spells(e.Name, e.Aliases, r.alias(), surface)
-	})
-	out := make([]EntityMention, len(found))
-	for i, m := range found {
-		start, end := units[m.first].Start, units[m.last].End
-		out[i] = EntityMention{
-			Entity:  candidates[m.ref.slot()],
-			Text:    text[start:end],
-			Start:   start,
-			End:     end,
-			Alias:   m.ref.alias(),
-			Quality: m.quality,
-		}
-	}
-	sortMentions(out)
-	return out, nil
 }

@@ -25,6 +25,10 @@ import (
 // both, and replacing one part alone is not supported): fill a new memory
 // instead. All methods are safe for concurrent use.
 type Memory struct {
+	// Lock order: graph.mu before store.mu, always. A write that touches
+	// both (Ingest) takes the graph's write lock, then the store's; a
+	// snapshot takes both read locks in the same order; every other write
+	// takes one of them alone.
 	graph     *InMemoryGraph
 	store     *InMemoryKnowledgeStore
 	retriever atomic.Pointer[MemoryRetriever] // with the schema's vocabulary

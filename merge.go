@@ -7,16 +7,6 @@ import (
 	"github.com/kgmem/kgmem/internal/quote"
 )
 
-// EntityMerger is implemented by graphs that can merge one entity into
-// another as one write: InMemoryGraph (and so DurableGraph and a Memory's
-// graph, where the merge is one journal record) and pgraph.Graph (one
-// transaction).
-type EntityMerger interface {
-	// Merge merges the entity from into the entity into; see
-	// InMemoryGraph.Merge for the rules every implementation follows.
-	Merge(ctx context.Context, from, into string) error
-}
-
 var _ EntityMerger = (*InMemoryGraph)(nil)
 
 // Merge merges the entity from into the entity into, for two entities that

@@ -9,20 +9,6 @@ import (
 	"github.com/kgmem/kgmem/internal/quote"
 )
 
-// SourceIndex is implemented by graphs that can say which entities cite
-// given knowledge pages (Entity.SourceIDs) without scanning every entity.
-// MemoryRetriever uses it to seed the graph channel with the entities the
-// top content hits mention (see RetrieverConfig.Seed); InMemoryGraph and
-// pgraph.Graph implement it.
-type SourceIndex interface {
-	// EntitiesCitedBy returns, for each page ID of pageIDs, the IDs of the
-	// live entities whose SourceIDs hold it, sorted; pages nothing cites
-	// are absent from the map. An empty, whitespace-only or invalid page ID
-	// returns an error wrapping ErrInvalidArgument. A done ctx returns
-	// ctx.Err().
-	EntitiesCitedBy(ctx context.Context, pageIDs []string) (map[string][]string, error)
-}
-
 var _ SourceIndex = (*InMemoryGraph)(nil)
 
 // sourceIndex maps the page IDs that entities and relations cite to the

@@ -90,13 +90,6 @@ type RetrieverConfig struct {
 	MMRLambda float64
 }
 
-// PageGetter is implemented by knowledge stores that can return a page by
-// ID. Hybrid retrieval uses it to surface the pages that entities cite
-// (InMemoryKnowledgeStore implements it).
-type PageGetter interface {
-	Get(ctx context.Context, id string) (KnowledgePage, bool, error)
-}
-
 // RetrieverOption configures NewMemoryRetriever, and, for the options
 // that say so, one Retrieve call: WithStrategy, WithExpansion, WithAsOf,
 // WithMaxResults, WithDepth, WithRelationTypes and WithReranker change

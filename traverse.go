@@ -8,96 +8,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/kgmem/kgmem/internal/quote"
 )
-
-// Neighborhood is the read access kgmem's traversal algorithms need from a
-// graph backend: the relations around a set of entities, one hop at a
-// time, and the entities themselves. A backend that implements it gets
-// GetRelated and FindPaths with exactly InMemoryGraph's semantics — the
-// same ordering, ties, caps and errors — from TraverseRelated and
-// TraversePaths. Each call covers a whole frontier, so a database backend
-// answers each hop with one query. Order matters in one case only: when
-// TraversePaths' budget or per-hop cap cuts a search, which partial paths
-// were explored among equally scored ones can depend on the order Neighbors
-// reports relations in; every answer that is not Truncated is independent
-// of it.
-type Neighborhood interface {
-	// Neighbors calls visit once for every relation that touches one of ids
-	// and may be walked away from it in direction dir, restricted to the
-	// given types when types is not empty: from is the index in ids of the
-	// entity the relation is walked from, r the relation as stored (a
-	// Weight of 0 is read as 1, unweighted, as every backend stores it).
-	// ids holds no duplicates. Under Both, a relation between two entities
-	// of ids is reported once for each, and a self-loop once. Neighbors
-	// must not call visit after it returns.
-	Neighbors(ctx context.Context, ids []string, dir Direction, types []string, visit func(from int, r Relation)) error
-	// Entities returns the entities with the given IDs, in the same order.
-	// An ID without an entity makes it return an error wrapping ErrNotFound.
-	Entities(ctx context.Context, ids []string) ([]Entity, error)
-}
-
-// TraverseRelated runs GetRelated's traversal over a backend's
-// Neighborhood: see KnowledgeGraph.GetRelated for the semantics and errors.
-// It asks n for one hop per level of the traversal and, at the end, for the
-// entities of the results in one call.
-func TraverseRelated(ctx context.Context, n Neighborhood, start string, opts TraverseOptions) ([]ScoredEntity, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := prepareTraverse(&opts); err != nil {
-		return nil, err
-	}
-	if err := checkID("start entity", start); err != nil {
-		return nil, err
-	}
-	if _, err := n.Entities(ctx, []string{start}); err != nil {
-		if errors.Is(err, ErrNotFound) {
-			return nil, relatedNotFound(start)
-		}
-		return nil, errmsg.Wrapf(err, "kgmem: related to entity %s", quote.Value(start))
-	}
-	st := newNeighborStep(n, opts.RelationTypes, opts.AsOf)
-	return getRelated(ctx, st, new(traversal), st.intern(start), opts)
-}
-
-// TraversePaths runs FindPaths' search over a backend's Neighborhood: see
-// KnowledgeGraph.FindPaths for the semantics and errors. budget caps the
-// relations scanned (each relation Neighbors reports, once for each
-// partial path grown from its entity), and with them the partial paths
-// built, and the pairs of partial paths joined, as WithPathBudget does for
-// InMemoryGraph; 0 or less means DefaultPathBudget. Relations Neighbors
-// reports past the budget, or after ctx is cancelled, are dropped without
-// being kept; Neighbors is not interrupted, so the time a backend spends
-// reporting them is the backend's to bound.
-func TraversePaths(ctx context.Context, n Neighborhood, sourceID, targetID string, opts PathOptions, budget int) (PathResult, error) {
-	if err := ctx.Err(); err != nil {
-		return PathResult{}, err
-	}
-	if err := validatePathOptions(&opts); err != nil {
-		return PathResult{}, err
-	}
-	if err := checkPathEnds(sourceID, targetID); err != nil {
-		return PathResult{}, err
-	}
-	for _, end := range [2]struct{ what, id string }{{"source", sourceID}, {"target", targetID}} {
-		if _, err := n.Entities(ctx, []string{end.id}); err != nil {
-			if errors.Is(err, ErrNotFound) {
-				return PathResult{}, pathEndNotFound(end.what, end.id)
-			}
-			return PathResult{}, errmsg.Wrapf(err, "kgmem: find paths: %s entity %s", end.what, quote.Value(end.id))
-		}
-	}
-	if sourceID == targetID {
-		return PathResult{Paths: []Path{{EntityIDs: []string{sourceID}, Score: 1}}}, nil
-	}
-	if budget <= 0 {
-		budget = DefaultPathBudget
-	}
-	st := newNeighborStep(n, opts.RelationTypes, opts.AsOf)
-	return searchPaths(ctx, new(pathSearch), st, st.intern(sourceID), st.intern(targetID), opts, budget)
-}
 
 // neighborStep adapts a Neighborhood to the traversal algorithms: it
 // interns the entity IDs it meets to node handles and keeps every relation
@@ -114,14 +26,6 @@ type neighborStep struct {
 	typeNames []string
 	relTypes  []int32 // relation handle → type handle
 	at        instant // relations not valid then are dropped
-}
-
-// Clock is implemented by graph backends and Neighborhoods that have their
-// own idea of "now" (a fixed clock in tests, see WithClock): the traversal
-// algorithms answer a read with a zero AsOf at the time Now returns, and
-// at time.Now otherwise.
-type Clock interface {
-	Now() time.Time
 }
 
 func newNeighborStep(n Neighborhood, types []string, a AsOf) *neighborStep {
@@ -290,21 +194,6 @@ func (s *neighborStep) sameRel(a, b int32) bool { return s.compareRels(a, b) == 
 func (s *neighborStep) nodeType(n int32) string { return s.entities[n].Type }
 func (s *neighborStep) nodeName(n int32) string { return s.entities[n].Name }
 func (s *neighborStep) idHash(n int32) uint64   { return s.hashes[n] }
-
-// NeighborhoodReader is implemented by graph backends whose relations
-// kgmem's algorithms can read hop by hop. MemoryRetriever's graph channel
-// uses it to follow the relations a question asks about with one request
-// per hop; pgraph implements it over one read-only transaction. A graph
-// that does not implement it gets the same answers, read through
-// GetRelated (one call per entity reached) and FindPaths (one call per
-// neighbour, for every relation between the two); InMemoryGraph and the
-// types that embed it search their own storage directly.
-type NeighborhoodReader interface {
-	// ReadNeighborhood calls read with a Neighborhood over one consistent
-	// view of the graph, valid until read returns, and returns read's
-	// error.
-	ReadNeighborhood(ctx context.Context, read func(Neighborhood) error) error
-}
 
 // relatedNeighborhood reads any KnowledgeGraph as a Neighborhood through
 // GetRelated (one hop, for the neighbours), FindPaths (one hop, for every

@@ -216,15 +216,6 @@ func WithSingleValued(types ...string) Option {
 	})
 }
 
-// SingleValuedDeclarer is implemented by graphs that declare single-valued
-// relation types (InMemoryGraph with WithSingleValued); Ingest supersedes
-// values of the types it returns, besides those given with
-// WithSingleValuedTypes.
-type SingleValuedDeclarer interface {
-	// SingleValuedTypes returns the declared types, sorted.
-	SingleValuedTypes() []string
-}
-
 // SingleValuedTypes returns the relation types declared with
 // WithSingleValued, or by the schema of the Memory whose graph g is (see
 // Memory.SetSchema), sorted and without duplicates.
