@@ -1,7 +1,7 @@
-// Package docmeta is the one mapping from a kgmem.RetrievalItem to the
-// document of an agent framework, shared by the adapters (eino, genkit,
-// langchaingo): the document's ID, its text, its score and the metadata
-// keys, the same in every adapter.
+// Package docmeta is what the kgmem adapters (eino, genkit, langchaingo)
+// share: the one mapping from a kgmem.RetrievalItem to a framework's
+// document (its ID, its text, its score and the metadata keys, the same in
+// every adapter), and the one retriever an adapter answers with.
 package docmeta
 
 import (

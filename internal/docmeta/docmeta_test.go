@@ -117,3 +117,21 @@ func TestKeysAreDistinct(t *testing.T) {
 	}
 	assert.Len(t, seen, 13)
 }
+
+// The examples the adapters test with set every key between them.
+func TestExamplesSetEveryKey(t *testing.T) {
+	ex := docmeta.Examples()
+	set := map[string]bool{}
+	for _, it := range ex[:len(ex)-1] {
+		d, ok := docmeta.FromItem(it)
+		require.True(t, ok)
+		for k := range d.Meta {
+			set[k] = true
+		}
+	}
+	for _, k := range docmeta.Keys() {
+		assert.True(t, set[k], k)
+	}
+	_, ok := docmeta.FromItem(ex[len(ex)-1])
+	assert.False(t, ok)
+}
