@@ -146,8 +146,9 @@ type Options struct {
 
 // DefineRetriever registers a retriever named name with g and returns it.
 // It fails with an error wrapping kgmem.ErrInvalidArgument when cfg sets
-// neither Store nor Graph or name is empty. Like every Genkit Define
-// function, it panics when g already holds a retriever of that name.
+// neither Retriever, Store nor Graph, sets Retriever with Store, Graph or
+// Config, or name is empty. Like every Genkit Define function, it panics
+// when g already holds a retriever of that name.
 func DefineRetriever(g *genkit.Genkit, name string, cfg RetrieverConfig) (ai.Retriever, error) {
 	fn, err := Func(cfg)
 	if err != nil {
