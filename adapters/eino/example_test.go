@@ -39,7 +39,7 @@ func Example() {
 		log.Fatal(err)
 	}
 
-	r, _ := kgmemeino.NewRetriever(kgmemeino.RetrieverConfig{Retriever: mem.Retriever()})
+	r, _ := kgmemeino.NewRetriever(kgmemeino.RetrieverConfig{Store: mem.Store(), Graph: mem.Graph()})
 	docs, err := r.Retrieve(ctx, "张三负责什么项目？", retriever.WithTopK(3), kgmemeino.WithDepth(1))
 	if err != nil {
 		log.Fatal(err)

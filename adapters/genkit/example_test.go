@@ -35,7 +35,7 @@ func ExampleDefineRetriever() {
 	}
 
 	g := genkit.Init(ctx)
-	kgmemgenkit.DefineRetriever(g, "kgmem/memory", kgmemgenkit.RetrieverConfig{Retriever: mem.Retriever()})
+	kgmemgenkit.DefineRetriever(g, "kgmem/memory", kgmemgenkit.RetrieverConfig{Store: mem.Store(), Graph: mem.Graph()})
 	resp, err := genkit.Retrieve(ctx, g, ai.WithRetrieverName("kgmem/memory"),
 		ai.WithTextDocs("张三负责什么项目？"), ai.WithConfig(&kgmemgenkit.Options{K: 2}))
 	if err != nil {
