@@ -92,9 +92,10 @@ type RetrieverConfig struct {
 
 // RetrieverOption configures NewMemoryRetriever, and, for the options
 // that say so, one Retrieve call: WithStrategy, WithExpansion, WithAsOf,
-// WithMaxResults, WithDepth, WithRelationTypes and WithReranker change
-// the settings of the call they are passed to, so that one retriever,
-// built once with its sources and their caches, serves every call. The
+// WithMaxResults, WithNoExpansion, WithDepth, WithRelationTypes and
+// WithReranker change the settings of the call they are passed to, so
+// that one retriever, built once with its sources and their caches,
+// serves every call. The
 // options that add sources or an embedder (WithKnowledgeGraph,
 // WithNamedKnowledgeGraph, WithKnowledgeStore, WithLinkEmbedder) are for
 // NewMemoryRetriever only. Like every option type of kgmem it is made only
@@ -208,6 +209,13 @@ func WithDepth(n int) RetrieverOption {
 func WithRelationTypes(types ...string) RetrieverOption {
 	types = slices.Clone(types)
 	return retrieverOptionFunc(func(r *MemoryRetriever) { r.expansion.RelationTypes = slices.Clone(types) })
+}
+
+// WithNoExpansion sets RetrieverConfig.NoExpansion, for the retriever or
+// for one call: the graph channel returns only the entities the query
+// names, without following any relation from them.
+func WithNoExpansion() RetrieverOption {
+	return retrieverOptionFunc(func(r *MemoryRetriever) { r.raw.NoExpansion = true })
 }
 
 // forCall returns a copy of r with opts applied for one call, sharing its

@@ -47,6 +47,8 @@ func TestRetrievePerCallOptions(t *testing.T) {
 		{"strategy", []kgmem.RetrieverOption{kgmem.WithStrategy(kgmem.GraphOnly)}, kgmem.RetrieverConfig{}, []kgmem.RetrieverOption{kgmem.WithStrategy(kgmem.GraphOnly)}},
 		{"depth", []kgmem.RetrieverOption{kgmem.WithStrategy(kgmem.GraphOnly), kgmem.WithDepth(1)}, kgmem.RetrieverConfig{},
 			[]kgmem.RetrieverOption{kgmem.WithStrategy(kgmem.GraphOnly), kgmem.WithExpansion(kgmem.TraverseOptions{Depth: 1, Direction: kgmem.Both})}},
+		{"no expansion", []kgmem.RetrieverOption{kgmem.WithStrategy(kgmem.GraphOnly), kgmem.WithNoExpansion()}, kgmem.RetrieverConfig{NoExpansion: true},
+			[]kgmem.RetrieverOption{kgmem.WithStrategy(kgmem.GraphOnly)}},
 		{"relation types", []kgmem.RetrieverOption{kgmem.WithStrategy(kgmem.GraphOnly), kgmem.WithRelationTypes("uses")}, kgmem.RetrieverConfig{},
 			[]kgmem.RetrieverOption{kgmem.WithStrategy(kgmem.GraphOnly), kgmem.WithExpansion(kgmem.TraverseOptions{Depth: kgmem.DefaultWalkHops, Direction: kgmem.Both, RelationTypes: []string{"uses"}})}},
 	} {
@@ -65,6 +67,11 @@ func TestRetrievePerCallOptions(t *testing.T) {
 			require.Equal(t, ids(before), ids(after), "the retriever's own settings are unchanged")
 		})
 	}
+	t.Run("no expansion returns the named entity alone", func(t *testing.T) {
+		res, err := r.Retrieve(ctx, "what does Apollo use?", kgmem.WithStrategy(kgmem.GraphOnly), kgmem.WithNoExpansion())
+		require.NoError(t, err)
+		require.Equal(t, []string{"apollo"}, ids(res))
+	})
 	t.Run("max results, then none", func(t *testing.T) {
 		res, err := r.Retrieve(ctx, "Apollo notes", kgmem.WithMaxResults(3))
 		require.NoError(t, err)

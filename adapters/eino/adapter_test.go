@@ -142,7 +142,9 @@ func TestDocumentFields(t *testing.T) {
 	page, ent := docs[0], docs[1]
 	assert.Equal(t, "张三负责项目A，项目A隶属基础架构部。", page.Content)
 	assert.Equal(t, map[string]any{
+		kgmemeino.MetaID:           "chat-42",
 		kgmemeino.MetaKind:         "page",
+		kgmemeino.MetaScore:        page.Score(),
 		kgmemeino.MetaExplanation:  `张三 —works_on→ 项目A —mentioned_in→ 周会 (works_on ← "负责")`,
 		kgmemeino.MetaPath:         []string{"person:张三", "project:项目a"},
 		kgmemeino.MetaRelations:    []string{"works_on"},

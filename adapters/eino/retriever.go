@@ -5,85 +5,117 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/cloudwego/eino/components/retriever"
 	"github.com/cloudwego/eino/schema"
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/docmeta"
 	"github.com/kgmem/kgmem/internal/errmsg"
 )
 
-// MetaData keys of the documents Retriever returns.
+// MetaData keys of the documents Retriever returns: the same keys, with
+// the same values, in every kgmem adapter (see the package
+// documentation).
 const (
-	// MetaKind holds "page" or "entity" (kgmem.ItemKind.String).
-	MetaKind = "kgmem_kind"
-	// MetaExplanation holds kgmem.RetrievalItem.Explain: the path that
-	// explains the item, as one readable line.
-	MetaExplanation = "kgmem_explanation"
-	// MetaPath holds the entity IDs of the item's path ([]string); absent
-	// when the item has no path.
-	MetaPath = "kgmem_path"
-	// MetaRelations holds the relation types along the path ([]string);
-	// absent when the item has no path.
-	MetaRelations = "kgmem_relations"
-	// MetaTitle holds a page's title; absent when it has none.
-	MetaTitle = "kgmem_title"
-	// MetaEntityType holds an entity's type; absent when it has none.
-	MetaEntityType = "kgmem_entity_type"
-	// MetaEntityName holds an entity's name.
-	MetaEntityName = "kgmem_entity_name"
-	// MetaSource names the knowledge store or graph the item came from.
-	MetaSource = "kgmem_source"
-	// MetaPageMetadata holds a page's Metadata (map[string]string); absent
+	// MetaID ("kgmem_id") holds the page ID or entity ID.
+	MetaID = docmeta.ID
+	// MetaKind ("kgmem_kind") holds "page" or "entity"
+	// (kgmem.ItemKind.String).
+	MetaKind = docmeta.Kind
+	// MetaScore ("kgmem_score") holds the item's score (float64, in
+	// [0,1]), as Document.Score does.
+	MetaScore = docmeta.Score
+	// MetaExplanation ("kgmem_explanation") holds
+	// kgmem.RetrievalItem.Explain: the path that explains the item, as one
+	// readable line.
+	MetaExplanation = docmeta.Explanation
+	// MetaPath ("kgmem_path") holds the entity IDs of the item's path
+	// ([]string); absent when the item has no path.
+	MetaPath = docmeta.Path
+	// MetaRelations ("kgmem_relations") holds the relation types along the
+	// path ([]string); absent when the item has no path.
+	MetaRelations = docmeta.Relations
+	// MetaTitle ("kgmem_title") holds a page's title; absent when it has
+	// none.
+	MetaTitle = docmeta.Title
+	// MetaEntityType ("kgmem_entity_type") holds an entity's type; absent
 	// when it has none.
-	MetaPageMetadata = "kgmem_page_metadata"
+	MetaEntityType = docmeta.EntityType
+	// MetaEntityName ("kgmem_entity_name") holds an entity's name.
+	MetaEntityName = docmeta.EntityName
+	// MetaSource ("kgmem_source") names the knowledge store or graph the
+	// item came from.
+	MetaSource = docmeta.Source
+	// MetaPageMetadata ("kgmem_page_metadata") holds a page's Metadata
+	// (map[string]string); absent when it has none.
+	MetaPageMetadata = docmeta.PageMetadata
+	// MetaAsOf ("kgmem_as_of") holds kgmem.RetrievalItem.AsOfLabel, the
+	// time the query's words made the graph channel walk at; absent when
+	// none.
+	MetaAsOf = docmeta.AsOf
+	// MetaAsOfCue ("kgmem_as_of_cue") holds kgmem.RetrievalItem.AsOfCue,
+	// the words that set it; absent when none.
+	MetaAsOfCue = docmeta.AsOfCue
 )
 
-// RetrieverConfig says what a Retriever searches and how. At least one of
-// Store and Graph must be set.
+// RetrieverConfig says what a Retriever searches and how: either a ready
+// Retriever, or at least one of Store and Graph.
 type RetrieverConfig struct {
-	// Store is the content channel; nil for none. For a kgmem.Memory, use
-	// mem.Store().
+	// Retriever is the kgmem retriever to answer with: mem.Retriever() for
+	// a kgmem.Memory, which links by meaning with the memory's embedder and
+	// keeps its entity vectors from call to call. When it is set, Store,
+	// Graph and Config must be empty.
+	Retriever *kgmem.MemoryRetriever
+	// Store is the content channel; nil for none. Without Retriever,
+	// NewRetriever builds one kgmem.MemoryRetriever over Store and Graph.
 	Store kgmem.KnowledgeStore
-	// Graph is the graph channel; nil for none. For a kgmem.Memory, use
-	// mem.Graph().
+	// Graph is the graph channel; nil for none.
 	Graph kgmem.KnowledgeGraph
-	// Config configures kgmem's retriever; retriever.WithTopK overrides its
-	// MaxResults for one call.
+	// Config configures the retriever NewRetriever builds;
+	// retriever.WithTopK overrides its MaxResults for one call.
 	Config kgmem.RetrieverConfig
 	// Strategy is the default strategy (the zero value is kgmem.Hybrid);
-	// WithStrategy overrides it for one call.
+	// WithStrategy overrides it for one call. With Retriever, the zero
+	// value keeps that retriever's strategy.
 	Strategy kgmem.RetrievalStrategy
 	// Expansion is how the graph channel expands the entities a query
-	// names (see kgmem.WithExpansion); nil means kgmem's default, walks of
-	// up to kgmem.DefaultWalkHops hops in both directions. WithDepth and
-	// WithRelationTypes override its fields for one call.
+	// names (see kgmem.WithExpansion); nil means the retriever's own
+	// (kgmem's default: walks of up to kgmem.DefaultWalkHops hops in both
+	// directions). WithDepth and WithRelationTypes override its fields for
+	// one call.
 	Expansion *kgmem.TraverseOptions
 }
 
-// Retriever is an Eino retriever.Retriever over kgmem's hybrid retriever.
-// Each call builds a kgmem.MemoryRetriever from the configuration and the
-// call's options and runs its Retrieve; building one is cheap and holds no
-// data.
+// Retriever is an Eino retriever.Retriever over one kgmem.MemoryRetriever,
+// the configuration's or the one NewRetriever built; the options of a call
+// become kgmem's per-call options (kgmem.WithMaxResults, WithStrategy,
+// WithDepth, …) of that retriever.
 type Retriever struct {
-	cfg RetrieverConfig
+	r    *kgmem.MemoryRetriever
+	base []kgmem.RetrieverOption // Strategy and Expansion, applied to every call
 }
 
 var _ retriever.Retriever = (*Retriever)(nil)
 
 // NewRetriever returns a Retriever. It fails with an error wrapping
-// kgmem.ErrInvalidArgument when cfg sets neither Store nor Graph; other
-// invalid settings are reported by Retrieve, as kgmem reports them.
+// kgmem.ErrInvalidArgument when cfg sets neither Retriever, Store nor
+// Graph, or sets Retriever with Store, Graph or Config; other invalid
+// settings are reported by Retrieve, as kgmem reports them.
 func NewRetriever(cfg RetrieverConfig) (*Retriever, error) {
-	if cfg.Store == nil && cfg.Graph == nil {
-		return nil, fmt.Errorf("kgmemeino: new retriever: neither Store nor Graph is set: %w", kgmem.ErrInvalidArgument)
+	r, err := docmeta.Retriever("kgmemeino: new retriever", cfg.Retriever, cfg.Store, cfg.Graph, cfg.Config)
+	if err != nil {
+		return nil, err
+	}
+	var base []kgmem.RetrieverOption
+	if cfg.Retriever == nil || cfg.Strategy != kgmem.Hybrid {
+		base = append(base, kgmem.WithStrategy(cfg.Strategy))
 	}
 	if cfg.Expansion != nil {
 		exp := *cfg.Expansion
-		exp.RelationTypes = slices.Clone(exp.RelationTypes)
-		cfg.Expansion = &exp
+		exp.RelationTypes = slices.Clone(exp.RelationTypes) // the caller may change theirs later
+		base = append(base, kgmem.WithExpansion(exp))
 	}
-	return &Retriever{cfg: cfg}, nil
+	return &Retriever{r: r, base: base}, nil
 }
 
 // GetType names the component in Eino's callbacks: "KGMem".
@@ -139,12 +171,12 @@ func WithRelationTypes(types ...string) retriever.Option {
 func (r *Retriever) Retrieve(ctx context.Context, query string, opts ...retriever.Option) ([]*schema.Document, error) {
 	common := retriever.GetCommonOptions(nil, opts...)
 	own := retriever.GetImplSpecificOptions(&options{}, opts...)
-	cfg := r.cfg.Config
+	kopts := slices.Clone(r.base)
 	if common.TopK != nil {
 		if *common.TopK < 0 {
 			return nil, fmt.Errorf("kgmemeino: retrieve: negative TopK %d: %w", *common.TopK, kgmem.ErrInvalidArgument)
 		}
-		cfg.MaxResults = *common.TopK
+		kopts = append(kopts, kgmem.WithMaxResults(*common.TopK))
 	}
 	threshold := math.Inf(-1)
 	if common.ScoreThreshold != nil {
@@ -153,32 +185,19 @@ func (r *Retriever) Retrieve(ctx context.Context, query string, opts ...retrieve
 			return nil, fmt.Errorf("kgmemeino: retrieve: score threshold %v is not a finite number: %w", threshold, kgmem.ErrInvalidArgument)
 		}
 	}
-	strategy := r.cfg.Strategy
 	if own.strategy != nil {
-		strategy = *own.strategy
+		kopts = append(kopts, kgmem.WithStrategy(*own.strategy))
 	}
 	if own.noExpansion {
-		cfg.NoExpansion = true
+		kopts = append(kopts, kgmem.WithNoExpansion())
 	}
-	kopts := []kgmem.RetrieverOption{kgmem.WithStrategy(strategy)}
-	if r.cfg.Expansion != nil || own.depth != nil || own.typesSet {
-		// kgmem's default, which WithDepth and WithRelationTypes modify.
-		exp := kgmem.TraverseOptions{Depth: kgmem.DefaultWalkHops, Direction: kgmem.Both}
-		if r.cfg.Expansion != nil {
-			exp = *r.cfg.Expansion
-		}
-		if own.depth != nil {
-			exp.Depth = *own.depth
-		}
-		if own.typesSet {
-			exp.RelationTypes = own.relationTypes
-		}
-		kopts = append(kopts, kgmem.WithExpansion(exp))
+	if own.depth != nil {
+		kopts = append(kopts, kgmem.WithDepth(*own.depth))
 	}
-	if r.cfg.Graph != nil {
-		kopts = append(kopts, kgmem.WithKnowledgeGraph(r.cfg.Graph))
+	if own.typesSet {
+		kopts = append(kopts, kgmem.WithRelationTypes(own.relationTypes...))
 	}
-	res, err := kgmem.NewMemoryRetriever(r.cfg.Store, cfg, kopts...).Retrieve(ctx, query)
+	res, err := r.r.Retrieve(ctx, query, kopts...)
 	if err != nil {
 		if ctx.Err() != nil && err == ctx.Err() {
 			return nil, err
@@ -198,59 +217,18 @@ func (r *Retriever) Retrieve(ctx context.Context, query string, opts ...retrieve
 }
 
 // Document converts one retrieval item into an Eino document, as Retrieve
-// does; it returns nil for an item that holds neither a page nor an entity.
+// does; it returns nil for an item that holds neither a page nor an
+// entity. Its ID, Content, score and MetaData are those of every kgmem
+// adapter (see the package documentation).
 func Document(it kgmem.RetrievalItem) *schema.Document {
-	meta := map[string]any{
-		MetaKind:        it.Kind.String(),
-		MetaExplanation: it.Explain(),
-	}
-	if it.Source != "" {
-		meta[MetaSource] = it.Source
-	}
-	if len(it.Path) > 0 {
-		meta[MetaPath] = slices.Clone(it.Path)
-		types := make([]string, len(it.Relations))
-		for i, rel := range it.Relations {
-			types[i] = rel.Type
-		}
-		meta[MetaRelations] = types
-	}
-	d := &schema.Document{MetaData: meta}
-	switch {
-	case it.Kind == kgmem.ItemPage && it.Page != nil:
-		d.ID, d.Content = it.Page.ID, it.Page.Content
-		if it.Page.Title != "" {
-			meta[MetaTitle] = it.Page.Title
-		}
-		if len(it.Page.Metadata) > 0 {
-			m := make(map[string]string, len(it.Page.Metadata))
-			for k, v := range it.Page.Metadata {
-				m[k] = v
-			}
-			meta[MetaPageMetadata] = m
-		}
-	case it.Kind == kgmem.ItemEntity && it.Entity != nil:
-		d.ID = it.Entity.ID
-		d.Content = EntityContent(it)
-		meta[MetaEntityName] = it.Entity.Name
-		if it.Entity.Type != "" {
-			meta[MetaEntityType] = it.Entity.Type
-		}
-	default:
+	d, ok := docmeta.FromItem(it)
+	if !ok {
 		return nil
 	}
-	return d.WithScore(it.Score)
+	return (&schema.Document{ID: d.ID, Content: d.Content, MetaData: d.Meta}).WithScore(d.Score)
 }
 
 // EntityContent is the text an entity item becomes: the explanation of its
 // path (kgmem.RetrievalItem.Explain) and, on the next line, its
 // description when it has one.
-func EntityContent(it kgmem.RetrievalItem) string {
-	s := it.Explain()
-	if it.Entity != nil {
-		if d := strings.TrimSpace(it.Entity.Description); d != "" {
-			s += "\n" + d
-		}
-	}
-	return s
-}
+func EntityContent(it kgmem.RetrievalItem) string { return docmeta.EntityContent(it) }

@@ -7,10 +7,21 @@
 //
 // # Documents
 //
-// Each kgmem.RetrievalItem becomes one text document: a page's content, or
-// an entity's explanation (its path, kgmem.RetrievalItem.Explain) and
-// description. Genkit documents have no score field, so the score is in
-// Metadata under MetaScore, with the other Meta* keys.
+// Each kgmem.RetrievalItem becomes one text document, mapped as every
+// kgmem adapter maps it: a page's content, or an entity's explanation (its
+// path, kgmem.RetrievalItem.Explain) and, on the next line, its
+// description. Genkit documents have no ID or score field, so the ID and
+// the score are in Metadata, under MetaID and MetaScore, with the other
+// keys listed in kgmem's README ("Use it with…"), the same in every kgmem
+// adapter, which the Meta* constants name.
+//
+// # Retriever
+//
+// The retriever answers with one kgmem.MemoryRetriever: a memory's own
+// (RetrieverConfig.Retriever: mem.Retriever(), which links by meaning with
+// the memory's embedder and keeps its entity vectors), or one that Func
+// builds over a store and a graph. A request's Options become kgmem's
+// per-call options of that retriever; no request builds another.
 //
 // # Options
 //
@@ -29,7 +40,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -37,45 +47,78 @@ import (
 	"github.com/firebase/genkit/go/core"
 	"github.com/firebase/genkit/go/genkit"
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/docmeta"
 	"github.com/kgmem/kgmem/internal/errmsg"
 )
 
-// Metadata keys of the documents the retriever returns.
+// Metadata keys of the documents the retriever returns: the same keys,
+// with the same values, in every kgmem adapter (see the package
+// documentation).
 const (
-	// MetaScore holds the item's score (float64, in [0,1]).
-	MetaScore = "score"
-	// MetaID holds the page ID or entity ID.
-	MetaID = "kgmem_id"
-	// MetaKind holds "page" or "entity" (kgmem.ItemKind.String).
-	MetaKind = "kgmem_kind"
-	// MetaExplanation holds kgmem.RetrievalItem.Explain.
-	MetaExplanation = "kgmem_explanation"
-	// MetaPath holds the entity IDs of the item's path ([]string); absent
-	// when the item has no path.
-	MetaPath = "kgmem_path"
-	// MetaTitle holds a page's title; absent when it has none.
-	MetaTitle = "kgmem_title"
-	// MetaEntityType holds an entity's type; absent when it has none.
-	MetaEntityType = "kgmem_entity_type"
+	// MetaID ("kgmem_id") holds the page ID or entity ID.
+	MetaID = docmeta.ID
+	// MetaKind ("kgmem_kind") holds "page" or "entity"
+	// (kgmem.ItemKind.String).
+	MetaKind = docmeta.Kind
+	// MetaScore ("kgmem_score") holds the item's score (float64, in
+	// [0,1]).
+	MetaScore = docmeta.Score
+	// MetaExplanation ("kgmem_explanation") holds
+	// kgmem.RetrievalItem.Explain: the path that explains the item, as one
+	// readable line.
+	MetaExplanation = docmeta.Explanation
+	// MetaPath ("kgmem_path") holds the entity IDs of the item's path
+	// ([]string); absent when the item has no path.
+	MetaPath = docmeta.Path
+	// MetaRelations ("kgmem_relations") holds the relation types along the
+	// path ([]string); absent when the item has no path.
+	MetaRelations = docmeta.Relations
+	// MetaTitle ("kgmem_title") holds a page's title; absent when it has
+	// none.
+	MetaTitle = docmeta.Title
+	// MetaEntityType ("kgmem_entity_type") holds an entity's type; absent
+	// when it has none.
+	MetaEntityType = docmeta.EntityType
+	// MetaEntityName ("kgmem_entity_name") holds an entity's name.
+	MetaEntityName = docmeta.EntityName
+	// MetaSource ("kgmem_source") names the knowledge store or graph the
+	// item came from.
+	MetaSource = docmeta.Source
+	// MetaPageMetadata ("kgmem_page_metadata") holds a page's Metadata
+	// (map[string]string); absent when it has none.
+	MetaPageMetadata = docmeta.PageMetadata
+	// MetaAsOf ("kgmem_as_of") holds kgmem.RetrievalItem.AsOfLabel, the
+	// time the query's words made the graph channel walk at; absent when
+	// none.
+	MetaAsOf = docmeta.AsOf
+	// MetaAsOfCue ("kgmem_as_of_cue") holds kgmem.RetrievalItem.AsOfCue,
+	// the words that set it; absent when none.
+	MetaAsOfCue = docmeta.AsOfCue
 )
 
-// RetrieverConfig says what the retriever searches and how. At least one of
-// Store and Graph must be set.
+// RetrieverConfig says what the retriever searches and how: either a ready
+// Retriever, or at least one of Store and Graph.
 type RetrieverConfig struct {
-	// Store is the content channel; nil for none (mem.Store() for a
-	// kgmem.Memory).
+	// Retriever is the kgmem retriever to answer with: mem.Retriever() for
+	// a kgmem.Memory, which links by meaning with the memory's embedder and
+	// keeps its entity vectors from request to request. When it is set,
+	// Store, Graph and Config must be empty.
+	Retriever *kgmem.MemoryRetriever
+	// Store is the content channel; nil for none. Without Retriever, Func
+	// builds one kgmem.MemoryRetriever over Store and Graph.
 	Store kgmem.KnowledgeStore
-	// Graph is the graph channel; nil for none (mem.Graph() for a
-	// kgmem.Memory).
+	// Graph is the graph channel; nil for none.
 	Graph kgmem.KnowledgeGraph
-	// Config configures kgmem's retriever; Options.K overrides its
+	// Config configures the retriever Func builds; Options.K overrides its
 	// MaxResults for one request.
 	Config kgmem.RetrieverConfig
 	// Strategy is the default strategy (the zero value is kgmem.Hybrid).
+	// With Retriever, the zero value keeps that retriever's strategy.
 	Strategy kgmem.RetrievalStrategy
 	// Expansion is how the graph channel expands the entities a query
-	// names (see kgmem.WithExpansion); nil means kgmem's default, walks of
-	// up to kgmem.DefaultWalkHops hops in both directions.
+	// names (see kgmem.WithExpansion); nil means the retriever's own
+	// (kgmem's default: walks of up to kgmem.DefaultWalkHops hops in both
+	// directions).
 	Expansion *kgmem.TraverseOptions
 }
 
@@ -103,8 +146,9 @@ type Options struct {
 
 // DefineRetriever registers a retriever named name with g and returns it.
 // It fails with an error wrapping kgmem.ErrInvalidArgument when cfg sets
-// neither Store nor Graph or name is empty. Like every Genkit Define
-// function, it panics when g already holds a retriever of that name.
+// neither Retriever, Store nor Graph, sets Retriever with Store, Graph or
+// Config, or name is empty. Like every Genkit Define function, it panics
+// when g already holds a retriever of that name.
 func DefineRetriever(g *genkit.Genkit, name string, cfg RetrieverConfig) (ai.Retriever, error) {
 	fn, err := Func(cfg)
 	if err != nil {
@@ -122,17 +166,21 @@ func DefineRetriever(g *genkit.Genkit, name string, cfg RetrieverConfig) (ai.Ret
 // Func returns the retriever function DefineRetriever registers, for use
 // with ai.NewRetriever. It fails as DefineRetriever does for cfg.
 func Func(cfg RetrieverConfig) (ai.RetrieverFunc, error) {
-	if cfg.Store == nil && cfg.Graph == nil {
-		return nil, fmt.Errorf("kgmemgenkit: new retriever: neither Store nor Graph is set: %w", kgmem.ErrInvalidArgument)
+	r, err := docmeta.Retriever("kgmemgenkit: new retriever", cfg.Retriever, cfg.Store, cfg.Graph, cfg.Config)
+	if err != nil {
+		return nil, err
 	}
-	var exp *kgmem.TraverseOptions
+	var base []kgmem.RetrieverOption
+	if cfg.Retriever == nil || cfg.Strategy != kgmem.Hybrid {
+		base = append(base, kgmem.WithStrategy(cfg.Strategy))
+	}
 	if cfg.Expansion != nil {
-		e := *cfg.Expansion
-		e.RelationTypes = slices.Clone(e.RelationTypes)
-		exp = &e
+		exp := *cfg.Expansion
+		exp.RelationTypes = slices.Clone(exp.RelationTypes) // the caller may change theirs later
+		base = append(base, kgmem.WithExpansion(exp))
 	}
 	return func(ctx context.Context, req *ai.RetrieverRequest) (*ai.RetrieverResponse, error) {
-		return retrieve(ctx, cfg, exp, req)
+		return retrieve(ctx, r, base, req)
 	}, nil
 }
 
@@ -162,18 +210,20 @@ func requestOptions(v any) (Options, error) {
 	return o, nil
 }
 
-func parseStrategy(s string, def kgmem.RetrievalStrategy) (kgmem.RetrievalStrategy, error) {
+// parseStrategy reads a request's strategy; ok is false for "", which
+// keeps the configured one.
+func parseStrategy(s string) (strategy kgmem.RetrievalStrategy, ok bool, err error) {
 	switch strings.ToLower(s) {
 	case "":
-		return def, nil
+		return 0, false, nil
 	case "hybrid":
-		return kgmem.Hybrid, nil
+		return kgmem.Hybrid, true, nil
 	case "knowledge":
-		return kgmem.KnowledgeOnly, nil
+		return kgmem.KnowledgeOnly, true, nil
 	case "graph":
-		return kgmem.GraphOnly, nil
+		return kgmem.GraphOnly, true, nil
 	}
-	return 0, fmt.Errorf("kgmemgenkit: retrieve: unknown strategy %q (want hybrid, knowledge or graph): %w", s, kgmem.ErrInvalidArgument)
+	return 0, false, fmt.Errorf("kgmemgenkit: retrieve: unknown strategy %q (want hybrid, knowledge or graph): %w", s, kgmem.ErrInvalidArgument)
 }
 
 // queryText joins the text parts of the query document.
@@ -190,7 +240,7 @@ func queryText(req *ai.RetrieverRequest) (string, error) {
 	return strings.Join(parts, " "), nil
 }
 
-func retrieve(ctx context.Context, cfg RetrieverConfig, base *kgmem.TraverseOptions, req *ai.RetrieverRequest) (*ai.RetrieverResponse, error) {
+func retrieve(ctx context.Context, r *kgmem.MemoryRetriever, base []kgmem.RetrieverOption, req *ai.RetrieverRequest) (*ai.RetrieverResponse, error) {
 	query, err := queryText(req)
 	if err != nil {
 		return nil, err
@@ -199,7 +249,7 @@ func retrieve(ctx context.Context, cfg RetrieverConfig, base *kgmem.TraverseOpti
 	if err != nil {
 		return nil, err
 	}
-	strategy, err := parseStrategy(o.Strategy, cfg.Strategy)
+	strategy, setStrategy, err := parseStrategy(o.Strategy)
 	if err != nil {
 		return nil, err
 	}
@@ -212,30 +262,23 @@ func retrieve(ctx context.Context, cfg RetrieverConfig, base *kgmem.TraverseOpti
 	if !(o.ScoreThreshold >= 0 && o.ScoreThreshold <= 1) {
 		return nil, fmt.Errorf("kgmemgenkit: retrieve: score threshold %v outside [0,1]: %w", o.ScoreThreshold, kgmem.ErrInvalidArgument)
 	}
-	rc := cfg.Config
+	opts := slices.Clone(base)
 	if o.K > 0 {
-		rc.MaxResults = o.K
+		opts = append(opts, kgmem.WithMaxResults(o.K))
 	}
-	rc.NoExpansion = rc.NoExpansion || o.NoExpansion
-	opts := []kgmem.RetrieverOption{kgmem.WithStrategy(strategy)}
-	if base != nil || o.Depth > 0 || len(o.RelationTypes) > 0 {
-		// kgmem's default, unless configured, modified by the request.
-		exp := kgmem.TraverseOptions{Depth: kgmem.DefaultWalkHops, Direction: kgmem.Both}
-		if base != nil {
-			exp = *base
-		}
-		if o.Depth > 0 {
-			exp.Depth = o.Depth
-		}
-		if len(o.RelationTypes) > 0 {
-			exp.RelationTypes = o.RelationTypes
-		}
-		opts = append(opts, kgmem.WithExpansion(exp))
+	if setStrategy {
+		opts = append(opts, kgmem.WithStrategy(strategy))
 	}
-	if cfg.Graph != nil {
-		opts = append(opts, kgmem.WithKnowledgeGraph(cfg.Graph))
+	if o.NoExpansion {
+		opts = append(opts, kgmem.WithNoExpansion())
 	}
-	res, err := kgmem.NewMemoryRetriever(cfg.Store, rc, opts...).Retrieve(ctx, query)
+	if o.Depth > 0 {
+		opts = append(opts, kgmem.WithDepth(o.Depth))
+	}
+	if len(o.RelationTypes) > 0 {
+		opts = append(opts, kgmem.WithRelationTypes(o.RelationTypes...))
+	}
+	res, err := r.Retrieve(ctx, query, opts...)
 	if err != nil {
 		if ctx.Err() != nil && err == ctx.Err() {
 			return nil, err
@@ -256,34 +299,12 @@ func retrieve(ctx context.Context, cfg RetrieverConfig, base *kgmem.TraverseOpti
 
 // Document converts one retrieval item into a Genkit text document, as the
 // retriever does; it returns nil for an item that holds neither a page nor
-// an entity.
+// an entity. Its text and Metadata are those of every kgmem adapter (see
+// the package documentation).
 func Document(it kgmem.RetrievalItem) *ai.Document {
-	meta := map[string]any{
-		MetaScore:       math.Min(1, math.Max(0, it.Score)),
-		MetaID:          it.ID(),
-		MetaKind:        it.Kind.String(),
-		MetaExplanation: it.Explain(),
-	}
-	if len(it.Path) > 0 {
-		meta[MetaPath] = slices.Clone(it.Path)
-	}
-	var text string
-	switch {
-	case it.Kind == kgmem.ItemPage && it.Page != nil:
-		text = it.Page.Content
-		if it.Page.Title != "" {
-			meta[MetaTitle] = it.Page.Title
-		}
-	case it.Kind == kgmem.ItemEntity && it.Entity != nil:
-		text = it.Explain()
-		if d := strings.TrimSpace(it.Entity.Description); d != "" {
-			text += "\n" + d
-		}
-		if it.Entity.Type != "" {
-			meta[MetaEntityType] = it.Entity.Type
-		}
-	default:
+	d, ok := docmeta.FromItem(it)
+	if !ok {
 		return nil
 	}
-	return ai.DocumentFromText(text, meta)
+	return ai.DocumentFromText(d.Content, d.Meta)
 }

@@ -81,6 +81,7 @@ func TestRetrieverMatchesKgmem(t *testing.T) {
 		kgmemgenkit.MetaScore: want.Items[0].Score, kgmemgenkit.MetaID: "chat-42", kgmemgenkit.MetaKind: "page",
 		kgmemgenkit.MetaExplanation: `张三 —works_on→ 项目A —mentioned_in→ 周会 (works_on ← "负责")`,
 		kgmemgenkit.MetaPath:        []string{"person:张三", "project:项目a"}, kgmemgenkit.MetaTitle: "周会",
+		kgmemgenkit.MetaRelations: []string{"works_on"}, kgmemgenkit.MetaSource: "store",
 	}, page.Metadata)
 	assert.Equal(t, `张三 —works_on→ 项目A (works_on ← "负责"; project ← "项目")`, docs[1].Content[0].Text)
 	assert.Equal(t, "project", docs[1].Metadata[kgmemgenkit.MetaEntityType])

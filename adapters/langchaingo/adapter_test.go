@@ -70,6 +70,8 @@ func TestRetriever(t *testing.T) {
 			kgmemlangchain.MetaID: "chat-42", kgmemlangchain.MetaKind: "page", kgmemlangchain.MetaTitle: "周会",
 			kgmemlangchain.MetaExplanation: `张三 —works_on→ 项目A —mentioned_in→ 周会 (works_on ← "负责")`,
 			kgmemlangchain.MetaPath:        []string{"person:张三", "project:项目a"},
+			kgmemlangchain.MetaRelations:   []string{"works_on"}, kgmemlangchain.MetaSource: "store",
+			kgmemlangchain.MetaScore: want.Items[0].Score,
 		},
 	}, docs[0])
 	assert.Equal(t, `张三 —works_on→ 项目A (works_on ← "负责"; project ← "项目")`, docs[1].PageContent)

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"reflect"
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/internal/errmsg"
@@ -37,7 +38,12 @@ type MemoryConfig struct {
 	// 0 means no bound.
 	MaxChars int
 	// Retriever configures the retrieval behind the context block
-	// (MaxResults, fusion, …); the zero value is kgmem's default.
+	// (MaxResults, fusion, …); the zero value is kgmem's default. When it
+	// sets nothing but MaxResults and NoExpansion, the memory's own
+	// retriever (mem.Retriever(), which links by meaning with the memory's
+	// embedder) answers, with those two as per-call options; any other
+	// setting makes NewMemory build one retriever over mem.Store() and
+	// mem.Graph() with it, which does not link by meaning.
 	Retriever kgmem.RetrieverConfig
 	// Extract, when set, turns each saved turn into an extraction that is
 	// ingested with the turn's page. Nil saves the page alone.
@@ -54,9 +60,10 @@ type MemoryConfig struct {
 // MemoryConfig.Extract, the entities and relations a model extracted from
 // it.
 type Memory struct {
-	mem *kgmem.Memory
-	r   *kgmem.MemoryRetriever
-	cfg MemoryConfig
+	mem  *kgmem.Memory
+	r    *kgmem.MemoryRetriever
+	call []kgmem.RetrieverOption // options of each Retrieve
+	cfg  MemoryConfig
 }
 
 var _ schema.Memory = (*Memory)(nil)
@@ -73,8 +80,21 @@ func NewMemory(mem *kgmem.Memory, cfg MemoryConfig) (*Memory, error) {
 	if cfg.MemoryKey == "" {
 		cfg.MemoryKey = DefaultMemoryKey
 	}
-	r := kgmem.NewMemoryRetriever(mem.Store(), cfg.Retriever, kgmem.WithKnowledgeGraph(mem.Graph()))
-	return &Memory{mem: mem, r: r, cfg: cfg}, nil
+	m := &Memory{mem: mem, cfg: cfg}
+	rest := cfg.Retriever
+	rest.MaxResults, rest.NoExpansion = 0, false
+	if reflect.ValueOf(rest).IsZero() {
+		m.r = mem.Retriever()
+		if n := cfg.Retriever.MaxResults; n != 0 {
+			m.call = append(m.call, kgmem.WithMaxResults(n))
+		}
+		if cfg.Retriever.NoExpansion {
+			m.call = append(m.call, kgmem.WithNoExpansion())
+		}
+	} else {
+		m.r = kgmem.NewMemoryRetriever(mem.Store(), cfg.Retriever, kgmem.WithKnowledgeGraph(mem.Graph()))
+	}
+	return m, nil
 }
 
 // GetMemoryKey returns the memory variable's name.
@@ -93,7 +113,7 @@ func (m *Memory) LoadMemoryVariables(ctx context.Context, inputs map[string]any)
 	if err != nil {
 		return nil, err
 	}
-	res, err := m.r.Retrieve(ctx, q)
+	res, err := m.r.Retrieve(ctx, q, m.call...)
 	if err != nil {
 		if ctx.Err() != nil && err == ctx.Err() {
 			return nil, err
