@@ -169,7 +169,9 @@ func WithStrategy(s RetrievalStrategy) RetrieverOption {
 // and its words, not a default, decide each hop's direction. To return
 // only the named entities, set RetrieverConfig.NoExpansion.
 func WithExpansion(opts TraverseOptions) RetrieverOption {
+	opts.RelationTypes = slices.Clone(opts.RelationTypes) // the caller's slice may change after
 	return retrieverOptionFunc(func(r *MemoryRetriever) {
+		opts := opts
 		opts.RelationTypes = slices.Clone(opts.RelationTypes)
 		if opts.Depth == 0 {
 			opts.Depth = 1
