@@ -24,10 +24,10 @@ import (
 // since it was last removed. Writes and reads hold mu for reading, so
 // that they run concurrently; Remove holds it for writing.
 type isoScope struct {
-	name   string
-	idx    int
-	mu     sync.RWMutex
-	gen    int // bumped by every Remove; guarded by mu
+	name string
+	idx  int
+	mu   sync.RWMutex
+	gen  int // bumped by every Remove; guarded by mu
 	// dmu guards the fields below, which change under mu held for reading
 	// too; exists goes from false to true only then, and back only under
 	// mu held for writing.
