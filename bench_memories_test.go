@@ -220,7 +220,7 @@ func BenchmarkMemoriesIdleScopes(b *testing.B) {
 				}
 			}
 			held := heapInUse()
-			open := ms.Open()
+			open := ms.NumOpen()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				if _, err := ms.Retrieve(ctx, "who reviewed person 3", active); err != nil {

@@ -568,8 +568,8 @@ func (ms *Memories) removeDir(scope string) error {
 	return nil
 }
 
-// Open returns how many scopes' memories are open now (leased or idle).
-func (ms *Memories) Open() int {
+// NumOpen returns how many scopes' memories are open now (leased or idle).
+func (ms *Memories) NumOpen() int {
 	ms.mu.Lock()
 	defer ms.mu.Unlock()
 	n := 0

@@ -185,7 +185,7 @@ func TestMemoriesSameMemoryForConcurrentCallers(t *testing.T) {
 		require.Same(t, got[0], got[i])
 		releases[i]()
 	}
-	require.Equal(t, 1, ms.Open())
+	require.Equal(t, 1, ms.NumOpen())
 }
 
 func TestMemoriesIdleClosedLeastRecentlyUsed(t *testing.T) {
@@ -200,7 +200,7 @@ func TestMemoriesIdleClosedLeastRecentlyUsed(t *testing.T) {
 		release()
 	}
 	// a was used least recently: it was closed to open c.
-	require.Equal(t, 2, ms.Open())
+	require.Equal(t, 2, ms.NumOpen())
 	require.ErrorIs(t, mems["a"].Graph().AddEntity(ctx, kgmem.Entity{ID: "x"}), kgmem.ErrClosed)
 	require.NoError(t, mems["b"].Graph().AddEntity(ctx, kgmem.Entity{ID: "still-open"}))
 
@@ -228,7 +228,7 @@ func TestMemoriesIdleClosedLeastRecentlyUsed(t *testing.T) {
 		leasedMems[s] = m
 		releases = append(releases, release)
 	}
-	require.Equal(t, 4, ms.Open())
+	require.Equal(t, 4, ms.NumOpen())
 	for s, m := range leasedMems {
 		require.NoError(t, m.Graph().AddEntity(ctx, kgmem.Entity{ID: "leased"}), s)
 	}
@@ -236,7 +236,7 @@ func TestMemoriesIdleClosedLeastRecentlyUsed(t *testing.T) {
 		release()
 		release() // a second call does nothing
 	}
-	require.Equal(t, 2, ms.Open())
+	require.Equal(t, 2, ms.NumOpen())
 	// a and b were released first, so they were closed.
 	require.ErrorIs(t, leasedMems["a"].Graph().AddEntity(ctx, kgmem.Entity{ID: "y"}), kgmem.ErrClosed)
 	require.ErrorIs(t, leasedMems["b"].Graph().AddEntity(ctx, kgmem.Entity{ID: "y"}), kgmem.ErrClosed)
@@ -303,7 +303,7 @@ func TestMemoriesRemoveIdle(t *testing.T) {
 	require.NoError(t, ms.Remove(ctx, "a")) // closed: only its files
 	require.NoError(t, ms.Remove(ctx, "b")) // open and idle
 	require.Empty(t, dirNames(t, dir))
-	require.Equal(t, 0, ms.Open())
+	require.Equal(t, 0, ms.NumOpen())
 }
 
 func TestMemoriesInterruptedRemove(t *testing.T) {
@@ -364,7 +364,7 @@ func TestMemoriesCancelled(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	_, err = ms.Retrieve(ctx, "q", []string{"a"})
 	require.ErrorIs(t, err, context.Canceled)
-	require.Equal(t, 0, ms.Open())
+	require.Equal(t, 0, ms.NumOpen())
 }
 
 // fillTeam makes a user memory and a team knowledge base that share a page
