@@ -146,7 +146,9 @@ func WithMemoryOptions(opts ...DurableOption) MemoriesOption {
 // memory stays open. A memory without leases is idle: when another scope
 // must open and the limit is reached, the least recently used idle memory
 // is closed, and the next Memory for its scope opens it again, O(its
-// snapshot + journal). When every open memory is leased, a new one opens
+// snapshot + journal). Closing an idle memory (and Close) compacts it
+// first when its journal is over 64 KiB and larger than its snapshot, so
+// that reopening it reads a snapshot instead of replaying every write. When every open memory is leased, a new one opens
 // anyway and the limit is exceeded until leases are released, so a caller
 // that holds many leases never waits for itself. Remove and Close close a
 // memory whatever its leases: a *Memory obtained before then fails with
@@ -427,10 +429,25 @@ func (ms *Memories) evictLocked() []*scopeSlot {
 	return victims
 }
 
+// compactAtClose is the journal size from which closing a memory compacts
+// it first, when the journal is also larger than the snapshot.
+const compactAtClose = 64 << 10
+
+// closeMemory closes a memory that Memories opened. A journal larger than
+// compactAtClose and than the snapshot is compacted first, so that
+// reopening the memory reads a snapshot rather than replays its writes;
+// a failed compaction loses nothing and is not an error.
+func closeMemory(m *Memory) error {
+	if st := m.JournalStats(); st.Failed == nil && st.JournalBytes > compactAtClose && st.JournalBytes > st.SnapshotBytes {
+		_ = m.Compact()
+	}
+	return m.Close()
+}
+
 // closeVictims closes the memories evictLocked chose and drops their slots.
 func (ms *Memories) closeVictims(victims []*scopeSlot) {
 	for _, s := range victims {
-		err := s.mem.Close()
+		err := closeMemory(s.mem)
 		ms.mu.Lock()
 		if err != nil && !errors.Is(err, ErrClosed) {
 			ms.lateErr = errors.Join(ms.lateErr, errmsgScope(s.name, err))
@@ -619,7 +636,7 @@ func (ms *Memories) Close() error {
 	ms.mu.Unlock()
 	slices.SortFunc(mems, func(a, b *scopeSlot) int { return strings.Compare(a.name, b.name) })
 	for _, s := range mems {
-		if cerr := s.mem.Close(); cerr != nil && !errors.Is(cerr, ErrClosed) {
+		if cerr := closeMemory(s.mem); cerr != nil && !errors.Is(cerr, ErrClosed) {
 			err = errors.Join(err, errmsgScope(s.name, cerr))
 		}
 		s.mem = nil

@@ -599,3 +599,29 @@ func TestMemoriesRetrieveScopeTimeout(t *testing.T) {
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	require.True(t, errors.Is(err, context.DeadlineExceeded))
 }
+
+func TestMemoriesCompactWhenClosingIdle(t *testing.T) {
+	ctx := context.Background()
+	ms := openMemories(t, t.TempDir(), kgmem.WithMaxOpenMemories(1))
+	write := func(scope string, pages int) {
+		m, release, err := ms.Memory(ctx, scope)
+		require.NoError(t, err)
+		defer release()
+		for i := range pages {
+			require.NoError(t, m.Store().Put(ctx, kgmem.KnowledgePage{ID: fmt.Sprintf("p%d", i), Content: strings.Repeat("words of a page ", 20)}))
+		}
+	}
+	write("big", 400)  // a journal over 64 KiB
+	write("small", 10) // closes big
+	write("other", 0)  // closes small
+	for _, tc := range []struct {
+		scope           string
+		pages, replayed int
+	}{{"big", 400, 0}, {"small", 10, 10}} {
+		m, release, err := ms.Memory(ctx, tc.scope)
+		require.NoError(t, err)
+		require.Equal(t, tc.replayed, m.Recovery().Replayed, tc.scope)
+		require.Equal(t, tc.pages, m.Store().Len(), tc.scope)
+		release()
+	}
+}
