@@ -625,3 +625,70 @@ func TestMemoriesCompactWhenClosingIdle(t *testing.T) {
 		release()
 	}
 }
+
+func TestMemoriesRetrieveMoreScopesThanOpen(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	all := fillTeam(t, dir)
+	want, err := all.Retrieve(ctx, "billing service", []string{"user:alice", "kb:platform", "user:bob"})
+	require.NoError(t, err)
+	require.NoError(t, all.Close())
+
+	for _, limit := range []int{1, 2} {
+		ms := openMemories(t, dir, kgmem.WithMaxOpenMemories(limit), kgmem.WithScopeConcurrency(3))
+		got, err := ms.Retrieve(ctx, "billing service", []string{"user:bob", "user:alice", "kb:platform"})
+		require.NoError(t, err)
+		require.Empty(t, got.Warnings)
+		require.Equal(t, itemKeys(want), itemKeys(got), "limit %d", limit)
+		require.LessOrEqual(t, ms.NumOpen(), limit)
+		require.NoError(t, ms.Close())
+	}
+}
+
+func TestMemoriesConcurrentRemoveAndUse(t *testing.T) {
+	ctx := context.Background()
+	ms := openMemories(t, t.TempDir(), kgmem.WithMaxOpenMemories(2))
+	scopes := []string{"a", "b", "c"}
+	var wg sync.WaitGroup
+	errs := make([]error, 6)
+	for w := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 40 {
+				s := scopes[(w+i)%len(scopes)]
+				var err error
+				switch (w + i) % 3 {
+				case 0:
+					err = ms.Remove(ctx, s)
+					if errors.Is(err, kgmem.ErrNotFound) {
+						err = nil
+					}
+				case 1:
+					var m *kgmem.Memory
+					var release func()
+					m, release, err = ms.Memory(ctx, s)
+					if err == nil {
+						err = m.Store().Put(ctx, kgmem.KnowledgePage{ID: fmt.Sprintf("p%d-%d", w, i), Content: "shared words"})
+						if errors.Is(err, kgmem.ErrClosed) { // removed meanwhile
+							err = nil
+						}
+						release()
+					}
+				default:
+					_, err = ms.Retrieve(ctx, "shared words", []string{s})
+					if errors.Is(err, kgmem.ErrNotFound) || errors.Is(err, kgmem.ErrClosed) {
+						err = nil
+					}
+				}
+				if err != nil {
+					errs[w] = fmt.Errorf("worker %d step %d scope %q: %w", w, i, s, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	require.NoError(t, errors.Join(errs...))
+	require.LessOrEqual(t, ms.NumOpen(), 2)
+}
