@@ -131,13 +131,13 @@ func BenchmarkMemoriesRetrieve(b *testing.B) {
 	}
 }
 
-// heapInUse returns the heap in use after a collection.
+// heapInUse returns the bytes of live heap objects after a collection.
 func heapInUse() uint64 {
 	runtime.GC()
 	runtime.GC()
 	var st runtime.MemStats
 	runtime.ReadMemStats(&st)
-	return st.HeapInuse
+	return st.HeapAlloc
 }
 
 // idleFixture makes total scopes of 10 facts each in a new directory
