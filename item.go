@@ -67,6 +67,9 @@ type RetrievalItem struct {
 	AsOfCue string
 	// Source names the knowledge store or graph the item came from.
 	Source string
+	// Scope is the scope the item came from in a cross-scope
+	// Memories.Retrieve; "" otherwise.
+	Scope string
 	// TextScore is the score the knowledge stores' text search gave the
 	// page, in [0,1]; 0 for entities and for pages it did not return.
 	TextScore float64
