@@ -194,10 +194,14 @@ CREATE INDEX kgmem_relations_source_ids ON kgmem_relations USING gin (source_ids
 	// empty round-trip. kgmem_page_terms is the inverted index: one row
 	// per distinct term of a page, with its BM25 frequency (title
 	// occurrences count twice) and the page's length, so that a search
-	// reads only the rows of its terms. kgmem_page_stats keeps, per
-	// namespace, the page count and term totals the average length comes
-	// from; every page write updates it, and so page writers of a
-	// namespace take turns on its row.
+	// reads only the rows of its terms; the primary key includes the
+	// frequency and length, so that once VACUUM has marked the table's
+	// pages all-visible a search reads the index alone. Page writes delete
+	// a page's rows through kgmem_page_terms_page; there is no foreign key,
+	// whose row-by-row check would be most of a bulk load's cost.
+	// kgmem_page_stats keeps, per namespace, the page count and term
+	// totals the average length comes from; every page write updates it,
+	// and so the page writers of a namespace take turns on its row.
 	{sql: `
 CREATE TABLE kgmem_pages (
 	namespace   text    NOT NULL,
@@ -217,8 +221,7 @@ CREATE TABLE kgmem_page_terms (
 	page_id   text             NOT NULL,
 	tf        double precision NOT NULL,
 	length    double precision NOT NULL,
-	PRIMARY KEY (namespace, term, page_id),
-	FOREIGN KEY (namespace, page_id) REFERENCES kgmem_pages (namespace, id) ON DELETE CASCADE
+	PRIMARY KEY (namespace, term, page_id) INCLUDE (tf, length)
 );
 CREATE INDEX kgmem_page_terms_page ON kgmem_page_terms (namespace, page_id);
 

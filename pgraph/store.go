@@ -238,6 +238,9 @@ func (s *Store) putPages(ctx context.Context, tx pgx.Tx, rows []*pageRow) error 
 	for i, r := range rows {
 		ids[i] = r.page.ID
 	}
+	if _, err := tx.Exec(ctx, "DELETE FROM "+pageTermsTable+" WHERE namespace = $1 AND page_id = ANY($2::text[])", s.g.ns, ids); err != nil {
+		return err
+	}
 	var oldPages, oldTitle, oldContent int64
 	if err := tx.QueryRow(ctx, `WITH old AS (
 	DELETE FROM `+pagesTable+` WHERE namespace = $1 AND id = ANY($2::text[]) RETURNING title_len, content_len
@@ -380,6 +383,9 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 				return err
 			}
 			found = true
+			if _, err := tx.Exec(ctx, "DELETE FROM "+pageTermsTable+" WHERE namespace = $1 AND page_id = $2", s.g.ns, id); err != nil {
+				return err
+			}
 			_, err = tx.Exec(ctx, "UPDATE "+pageStatsTable+" SET pages = pages - 1, title_terms = title_terms - $2,"+
 				" content_terms = content_terms - $3 WHERE namespace = $1", s.g.ns, title, content)
 			return err
@@ -413,6 +419,9 @@ func (s *Store) Clear(ctx context.Context) error {
 	return s.g.retry(ctx, func() error {
 		err := pgx.BeginFunc(ctx, s.g.pool, func(tx pgx.Tx) error {
 			if err := s.lockStats(ctx, tx); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, "DELETE FROM "+pageTermsTable+" WHERE namespace = $1", s.g.ns); err != nil {
 				return err
 			}
 			if _, err := tx.Exec(ctx, "DELETE FROM "+pagesTable+" WHERE namespace = $1", s.g.ns); err != nil {
