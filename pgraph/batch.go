@@ -26,12 +26,31 @@ func (g *Graph) AddBatch(ctx context.Context, entities []kgmem.Entity, relations
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	entRows, relRows, err := g.prepareBatch(entities, relations)
+	if err != nil || len(entRows) == 0 && len(relRows) == 0 {
+		return err
+	}
+	return g.retry(ctx, func() error {
+		err := pgx.BeginFunc(ctx, g.pool, func(tx pgx.Tx) error {
+			return g.applyBatch(ctx, tx, entRows, relRows)
+		})
+		if err != nil && !retryable(err) && !isBatchError(err) {
+			return fail(fmt.Sprintf("add batch of %d entities and %d relations", len(entities), len(relations)), true, err)
+		}
+		return err
+	})
+}
+
+// prepareBatch validates entities and relations as AddBatch does and
+// returns their rows for applyBatch, de-duplicated (the last item with an
+// ID or key wins) and in key order.
+func (g *Graph) prepareBatch(entities []kgmem.Entity, relations []kgmem.Relation) (entRows, relRows [][]any, err error) {
 	ents := make(map[string][]any, len(entities))
 	for i := range entities {
 		e := entities[i]
 		row, err := g.entityRow(&e)
 		if err != nil {
-			return errmsg.Wrapf(err, "pgraph: batch entity %d", i)
+			return nil, nil, errmsg.Wrapf(err, "pgraph: batch entity %d", i)
 		}
 		ents[e.ID] = row[1:] // without the namespace; the last one wins
 	}
@@ -44,11 +63,11 @@ func (g *Graph) AddBatch(ctx context.Context, entities []kgmem.Entity, relations
 	for i := range relations {
 		r := relations[i]
 		if err := validateRelation(&r); err != nil { // sets a zero weight to 1
-			return errmsg.Wrapf(err, "pgraph: batch relation %d", i)
+			return nil, nil, errmsg.Wrapf(err, "pgraph: batch relation %d", i)
 		}
 		props, err := encodeProperties(r.Properties)
 		if err != nil {
-			return errmsg.Wrapf(err, "pgraph: batch relation %d", i)
+			return nil, nil, errmsg.Wrapf(err, "pgraph: batch relation %d", i)
 		}
 		if rr, ok := rels[r.Key()]; ok {
 			rr.r, rr.props = r, props
@@ -56,29 +75,18 @@ func (g *Graph) AddBatch(ctx context.Context, entities []kgmem.Entity, relations
 		}
 		rels[r.Key()] = &relRow{first: i, r: r, props: props}
 	}
-	if len(ents) == 0 && len(rels) == 0 {
-		return nil
-	}
 
-	entRows := make([][]any, 0, len(ents))
+	entRows = make([][]any, 0, len(ents))
 	for _, id := range slices.Sorted(maps.Keys(ents)) {
 		entRows = append(entRows, ents[id])
 	}
-	relRows := make([][]any, 0, len(rels))
+	relRows = make([][]any, 0, len(rels))
 	for _, k := range slices.SortedFunc(maps.Keys(rels), compareKeys) {
 		rr := rels[k]
 		relRows = append(relRows, []any{rr.first, k.SourceID, k.TargetID, k.Type, rr.r.Weight, rr.props, nonNil(rr.r.SourceIDs),
 			nullTime(rr.r.ValidFrom), nullTime(rr.r.ValidTo)})
 	}
-	return g.retry(ctx, func() error {
-		err := pgx.BeginFunc(ctx, g.pool, func(tx pgx.Tx) error {
-			return g.applyBatch(ctx, tx, entRows, relRows)
-		})
-		if err != nil && !retryable(err) && !isBatchError(err) {
-			return fail(fmt.Sprintf("add batch of %d entities and %d relations", len(entities), len(relations)), true, err)
-		}
-		return err
-	})
+	return entRows, relRows, nil
 }
 
 // batchError is a batch's missing endpoint, reported as kgmem reports it.

@@ -156,7 +156,14 @@ func (d *diffGen) text() string {
 
 // step returns a random operation.
 func (d *diffGen) step() diffStep {
-	switch op := d.rng.IntN(112); {
+	switch op := d.rng.IntN(118); {
+	case op >= 112:
+		src := d.pick([]string{"page:1", "page:2", "页", "page:3", "", " ", "bad\xff", "nul\x00"})
+		return diffStep{name: fmt.Sprintf("RemoveSource(%q)", src), write: true, do: func(ctx context.Context, g kgmem.KnowledgeGraph) (any, error) {
+			return g.(interface {
+				RemoveSource(context.Context, string) (kgmem.RemoveSourceReport, error)
+			}).RemoveSource(ctx, src)
+		}}
 	case op < 14:
 		e := d.entity()
 		return diffStep{name: fmt.Sprintf("AddEntity(%+v)", e), write: true, do: func(ctx context.Context, g kgmem.KnowledgeGraph) (any, error) {

@@ -3,7 +3,7 @@
 //
 // [Graph] implements [kgmem.KnowledgeGraph], [kgmem.EntityLinker],
 // [kgmem.NameFinder], [kgmem.NeighborhoodReader], [kgmem.SourceIndex],
-// [kgmem.EntityChangeFeed] and [kgmem.EntityMerger] with the semantics of
+// [kgmem.EntityChangeFeed], [kgmem.EntityMerger] and RemoveSource with the semantics of
 // [kgmem.InMemoryGraph], the reference: the same validation and sentinel
 // errors, defaults (a zero relation weight is stored as 1), tag
 // normalisation, case folding, result ordering, tie-breaking and caps. GetRelated and FindPaths do not
@@ -13,6 +13,12 @@
 // passes kgmem's conformance suite (package kgmem/kgmemtest), and a
 // differential test replays random histories against both graphs and
 // requires identical answers.
+//
+// [Store] keeps the knowledge pages of a namespace, a [kgmem.KnowledgeStore]
+// and [kgmem.PageGetter] that ranks exactly as kgmem's in-memory store, and
+// [Memory] ([OpenMemory]) is the whole memory of a namespace: its Graph,
+// its Store and a retriever over both, with an Ingest that writes a page
+// and what was extracted from it in one transaction.
 //
 // It is a separate module, so that users of kgmem's core never download a
 // database driver. It is tested with PostgreSQL 15 and needs no extension.
@@ -31,9 +37,10 @@
 //	if err := g.Migrate(ctx); err != nil { … }
 //	r := kgmem.NewMemoryRetriever(store, kgmem.RetrieverConfig{}, kgmem.WithKnowledgeGraph(g))
 //
-// Migrate creates five tables in the connection's current schema:
+// Migrate creates eight tables in the connection's current schema:
 // kgmem_entities, kgmem_relations, kgmem_entity_removals,
-// kgmem_entity_feed and kgmem_schema_version, and two PL/pgSQL trigger
+// kgmem_entity_feed, kgmem_pages, kgmem_page_terms, kgmem_page_stats and
+// kgmem_schema_version, and two PL/pgSQL trigger
 // functions on kgmem_entities (see Change feed). Later versions
 // of this package add migrations; New refuses a database whose schema is
 // newer than it knows. Version 3 stores weights in (0,1]: it sets the

@@ -11,7 +11,7 @@ import (
 
 // SchemaVersion is the version of the database schema this package reads
 // and writes; Migrate brings a database up to it.
-const SchemaVersion = 6
+const SchemaVersion = 8
 
 // migrationLock is the key of the transaction-level advisory lock that
 // serialises migrations: two processes migrating at once take turns, and
@@ -26,6 +26,9 @@ const (
 	relationsTable = "kgmem_relations"
 	removalsTable  = "kgmem_entity_removals"
 	feedTable      = "kgmem_entity_feed"
+	pagesTable     = "kgmem_pages"
+	pageTermsTable = "kgmem_page_terms"
+	pageStatsTable = "kgmem_page_stats"
 )
 
 // migrations[i] brings the schema from version i to version i+1. A
@@ -179,6 +182,55 @@ $$;
 CREATE TRIGGER kgmem_entities_removed AFTER DELETE ON kgmem_entities
 	REFERENCING OLD TABLE AS removed
 	FOR EACH STATEMENT EXECUTE FUNCTION kgmem_entity_removed();
+`},
+	// Version 7: an index of the pages relations cite, for RemoveSource.
+	{sql: `
+CREATE INDEX kgmem_relations_source_ids ON kgmem_relations USING gin (source_ids) WITH (gin_pending_list_limit = 256);
+`},
+	// Version 8: knowledge pages (Store, see store.go). kgmem_pages holds
+	// each page and its length in terms (title_len, content_len: the terms
+	// kgmem.Tokenize cuts from its title and content, computed in Go);
+	// tags and metadata are NULL when the page has none, so that nil and
+	// empty round-trip. kgmem_page_terms is the inverted index: one row
+	// per distinct term of a page, with its BM25 frequency (title
+	// occurrences count twice) and the page's length, so that a search
+	// reads only the rows of its terms; the primary key includes the
+	// frequency and length, so that once VACUUM has marked the table's
+	// pages all-visible a search reads the index alone. Page writes delete
+	// a page's rows through kgmem_page_terms_page; there is no foreign key,
+	// whose row-by-row check would be most of a bulk load's cost.
+	// kgmem_page_stats keeps, per namespace, the page count and term
+	// totals the average length comes from; every page write updates it,
+	// and so the page writers of a namespace take turns on its row.
+	{sql: `
+CREATE TABLE kgmem_pages (
+	namespace   text    NOT NULL,
+	id          text    NOT NULL,
+	title       text    NOT NULL DEFAULT '',
+	content     text    NOT NULL DEFAULT '',
+	tags        text[],
+	metadata    jsonb,
+	title_len   integer NOT NULL,
+	content_len integer NOT NULL,
+	PRIMARY KEY (namespace, id)
+);
+
+CREATE TABLE kgmem_page_terms (
+	namespace text             NOT NULL,
+	term      text             NOT NULL,
+	page_id   text             NOT NULL,
+	tf        double precision NOT NULL,
+	length    double precision NOT NULL,
+	PRIMARY KEY (namespace, term, page_id) INCLUDE (tf, length)
+);
+CREATE INDEX kgmem_page_terms_page ON kgmem_page_terms (namespace, page_id);
+
+CREATE TABLE kgmem_page_stats (
+	namespace     text   PRIMARY KEY,
+	pages         bigint NOT NULL DEFAULT 0,
+	title_terms   bigint NOT NULL DEFAULT 0,
+	content_terms bigint NOT NULL DEFAULT 0
+);
 `},
 }
 

@@ -1,0 +1,200 @@
+package pgraph
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kgmem/kgmem"
+)
+
+// Benchmarks of the PostgreSQL memory next to kgmem's in-process one, in
+// the same run: Search over generated pages, Ingest, and Retrieve over a
+// memory built by Ingest. Each reports p50 and p99 of its calls besides
+// ns/op. The namespaces are cleared when the benchmark ends.
+
+// benchVocabulary is the words generated pages are made of: a Zipf-like
+// draw over a few thousand synthetic words, so that some terms are in
+// most pages and most are rare, as in text.
+func benchVocabulary(rng *rand.Rand, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		var b strings.Builder
+		for range 2 + rng.IntN(3) {
+			b.WriteString([]string{"ka", "lo", "mi", "ne", "ru", "sa", "to", "vi", "ze", "qu"}[rng.IntN(10)])
+		}
+		out[i] = fmt.Sprintf("%s%d", b.String(), i)
+	}
+	return out
+}
+
+func benchText(rng *rand.Rand, z *rand.Zipf, vocab []string, n int) string {
+	words := make([]string, n)
+	for i := range words {
+		words[i] = vocab[z.Uint64()]
+	}
+	return strings.Join(words, " ")
+}
+
+// timed runs op b.N times and reports the p50 and p99 of its durations.
+func timed(b *testing.B, op func(i int) error) {
+	b.Helper()
+	var took []time.Duration
+	for i := 0; b.Loop(); i++ {
+		start := time.Now()
+		if err := op(i); err != nil {
+			b.Fatal(err)
+		}
+		took = append(took, time.Since(start))
+	}
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(took[len(took)*99/100].Microseconds()), "p99-µs")
+}
+
+// BenchmarkStoreSearch searches 10k generated pages (1k with -short) in a
+// Store and in kgmem's in-memory store, with queries of 1 to 4 terms.
+func BenchmarkStoreSearch(b *testing.B) {
+	pool := needDB(b)
+	ctx := context.Background()
+	n := 10_000
+	if testing.Short() {
+		n = 1_000
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	vocab := benchVocabulary(rng, 5_000)
+	z := rand.NewZipf(rng, 1.1, 2, uint64(len(vocab)-1))
+	pages := make([]kgmem.KnowledgePage, n)
+	for i := range pages {
+		pages[i] = kgmem.KnowledgePage{ID: fmt.Sprintf("p%06d", i), Title: benchText(rng, z, vocab, 3+rng.IntN(5)),
+			Content: benchText(rng, z, vocab, 50+rng.IntN(150))}
+	}
+	queries := make([]string, 256)
+	for i := range queries {
+		queries[i] = benchText(rng, z, vocab, 1+rng.IntN(4))
+	}
+	s, err := NewStore(ctx, pool, WithNamespace(randomNamespace("bench-store")))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = s.Clear(context.Background()) })
+	load := time.Now()
+	for i := 0; i < n; i += 1000 {
+		if err := s.PutBatch(ctx, pages[i:min(i+1000, n)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Logf("%d pages loaded into PostgreSQL in %v", n, time.Since(load))
+	// What autovacuum does after a bulk load, so that searches read the
+	// index alone (see schema version 8).
+	if _, err := pool.Exec(ctx, "VACUUM ANALYZE "+pageTermsTable); err != nil {
+		b.Fatal(err)
+	}
+	mem := kgmem.NewInMemoryKnowledgeStore()
+	if err := mem.PutBatch(ctx, pages); err != nil {
+		b.Fatal(err)
+	}
+	for _, st := range []struct {
+		name string
+		s    kgmem.KnowledgeStore
+	}{{"store=postgres", s}, {"store=memory", mem}} {
+		b.Run(fmt.Sprintf("pages=%s/%s", count(n), st.name), func(b *testing.B) {
+			timed(b, func(i int) error {
+				_, err := st.s.Search(ctx, queries[i%len(queries)], 10)
+				return err
+			})
+		})
+	}
+}
+
+// benchMemories builds a Memory and an in-process kgmem.Memory from the
+// same n Ingest calls, timing each side.
+func benchMemories(b *testing.B, n int) (*Memory, *kgmem.Memory, [2]time.Duration) {
+	b.Helper()
+	ctx := context.Background()
+	m, err := OpenMemory(ctx, needDB(b), WithNamespace(randomNamespace("bench-memory")))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		_ = m.Graph().Clear(context.Background())
+		_ = m.Store().Clear(context.Background())
+	})
+	ref, err := kgmem.OpenMemory(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = ref.Close() })
+	rng := rand.New(rand.NewPCG(3, 4))
+	var took [2]time.Duration
+	for i := range n {
+		page, x := benchIngest(rng, i)
+		start := time.Now()
+		if _, err := m.Ingest(ctx, page, x); err != nil {
+			b.Fatal(err)
+		}
+		took[0] += time.Since(start)
+		start = time.Now()
+		if _, err := ref.Ingest(ctx, page, x); err != nil {
+			b.Fatal(err)
+		}
+		took[1] += time.Since(start)
+	}
+	return m, ref, took
+}
+
+// benchIngest is page i of a generated memory: a few entities of a
+// population of about 10 per page, some relations between them.
+func benchIngest(rng *rand.Rand, i int) (kgmem.KnowledgePage, kgmem.Extraction) {
+	var x kgmem.Extraction
+	var text []string
+	for range 3 + rng.IntN(4) {
+		name := fmt.Sprintf("%s %s %d", words[rng.IntN(len(words))], words[rng.IntN(len(words))], rng.IntN(i*2+10))
+		x.Entities = append(x.Entities, kgmem.ExtractedEntity{Name: name, Type: []string{"person", "project", "place"}[rng.IntN(3)]})
+		text = append(text, name)
+	}
+	for range 2 + rng.IntN(4) {
+		a, c := x.Entities[rng.IntN(len(x.Entities))], x.Entities[rng.IntN(len(x.Entities))]
+		x.Relations = append(x.Relations, kgmem.ExtractedRelation{Source: a.Name, Target: c.Name, Type: memRelTypes[rng.IntN(len(memRelTypes))]})
+	}
+	return kgmem.KnowledgePage{ID: fmt.Sprintf("page-%06d", i), Title: text[0], Content: strings.Join(text, " and ")}, x
+}
+
+// BenchmarkMemoryRetrieve retrieves over a Memory and an in-process
+// kgmem.Memory built by the same 2,000 Ingest calls (200 with -short),
+// questions naming entities; it reports the Ingest time of each side too.
+func BenchmarkMemoryRetrieve(b *testing.B) {
+	n := 2_000
+	if testing.Short() {
+		n = 200
+	}
+	m, ref, took := benchMemories(b, n)
+	ctx := context.Background()
+	ents, err := ref.Graph().Entities(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	questions := make([]string, 256)
+	for i := range questions {
+		e := ents[rng.IntN(len(ents))]
+		questions[i] = []string{"who works on ", "what does ", "tell me about "}[rng.IntN(3)] + e.Name + "?"
+	}
+	b.Logf("%d ingests, %d entities: postgres %v/ingest, in process %v/ingest", n, len(ents),
+		took[0]/time.Duration(n), took[1]/time.Duration(n))
+	for _, side := range []struct {
+		name string
+		r    *kgmem.MemoryRetriever
+	}{{"memory=postgres", m.Retriever()}, {"memory=process", ref.Retriever()}} {
+		b.Run(fmt.Sprintf("ingests=%s/%s", count(n), side.name), func(b *testing.B) {
+			timed(b, func(i int) error {
+				_, err := side.r.Retrieve(ctx, questions[i%len(questions)])
+				return err
+			})
+		})
+	}
+}

@@ -1,0 +1,593 @@
+package pgraph
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/quote"
+)
+
+// Ranking parameters of Store: kgmem's defaults, as
+// kgmem.NewInMemoryKnowledgeStore() ranks without options.
+const (
+	storeK1         = kgmem.DefaultBM25K1
+	storeB          = kgmem.DefaultBM25B
+	storeTitleBoost = 2.0 // kgmem's default title boost
+	storeLimit      = 10  // kgmem's default Search limit
+)
+
+// maxTermKeyBytes is the longest term stored as itself in
+// kgmem_page_terms; a longer one is stored as its SHA-256 (see termKey),
+// so that no index entry outgrows PostgreSQL's B-tree limit.
+const maxTermKeyBytes = 256
+
+// Store is a kgmem.KnowledgeStore and kgmem.PageGetter whose pages live in
+// PostgreSQL, in the namespace of a Graph (the tables are created by
+// Migrate, schema version 8). Many goroutines and processes may use stores
+// of one namespace at once: they share its pages.
+//
+// Search ranks exactly as kgmem.NewInMemoryKnowledgeStore() does without
+// options (BM25 with k1 = 1.2, b = 0.75, title terms counting twice, the
+// same normalisation to [0,1]; see kgmem.InMemoryKnowledgeStore.Search):
+// the same pages give the same order and the same scores, within float
+// rounding. The terms are kgmem.Tokenize's, computed in Go when a page is
+// stored and kept in an inverted index table; Search reads the rows of
+// the query's terms and the namespace's totals in one snapshot and scores
+// them in Go.
+//
+// A store has no embedder: it is the BM25 content channel only.
+//
+// The zero value is not usable; call NewStore.
+type Store struct {
+	g *Graph // the namespace, pool and retry policy; never changes
+}
+
+var (
+	_ kgmem.KnowledgeStore = (*Store)(nil)
+	_ kgmem.PageGetter     = (*Store)(nil)
+)
+
+// NewStore returns the Store of pool's namespace named by WithNamespace
+// (DefaultNamespace without it), with the checks New makes: invalid
+// options return an error wrapping kgmem.ErrInvalidArgument, a schema
+// newer than this package an error. It does not create the schema (call
+// Graph.Migrate).
+func NewStore(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, error) {
+	g, err := New(ctx, pool, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{g: g}, nil
+}
+
+// Namespace returns the namespace the store reads and writes.
+func (s *Store) Namespace() string { return s.g.ns }
+
+// validatePage checks p as kgmem's store does (an ID that is not empty or
+// only white space, valid UTF-8 everywhere), with the same messages, then
+// that PostgreSQL can store it: no NUL byte, an ID of at most
+// kgmem.MaxIDBytes.
+func validatePage(p *kgmem.KnowledgePage) error {
+	switch {
+	case p.ID == "":
+		return fmt.Errorf("pgraph: page ID is empty: %w", kgmem.ErrInvalidArgument)
+	case !utf8.ValidString(p.ID):
+		return fmt.Errorf("pgraph: page ID %s is not valid UTF-8: %w", quote.Value(p.ID), kgmem.ErrInvalidArgument)
+	case strings.TrimSpace(p.ID) == "":
+		return fmt.Errorf("pgraph: page ID %s is only white space: %w", quote.Value(p.ID), kgmem.ErrInvalidArgument)
+	case len(p.ID) > kgmem.MaxIDBytes:
+		return fmt.Errorf("pgraph: page ID %s is longer than kgmem.MaxIDBytes (%d): %w", quote.Value(p.ID), kgmem.MaxIDBytes, kgmem.ErrInvalidArgument)
+	}
+	bad := func(what string) error {
+		return fmt.Errorf("pgraph: page %s: %s is not valid UTF-8: %w", quote.Value(p.ID), what, kgmem.ErrInvalidArgument)
+	}
+	nul := func(what string) error {
+		return fmt.Errorf("pgraph: page %s: %s contains a NUL byte, which PostgreSQL cannot store: %w", quote.Value(p.ID), what, kgmem.ErrInvalidArgument)
+	}
+	check := func(what, s string) error {
+		if !utf8.ValidString(s) {
+			return bad(what)
+		}
+		if strings.IndexByte(s, 0) >= 0 {
+			return nul(what)
+		}
+		return nil
+	}
+	if strings.IndexByte(p.ID, 0) >= 0 {
+		return nul("the ID")
+	}
+	if err := check("title", p.Title); err != nil {
+		return err
+	}
+	if err := check("content", p.Content); err != nil {
+		return err
+	}
+	for i, t := range p.Tags {
+		if err := check(fmt.Sprintf("tag %d %s", i, quote.Value(t)), t); err != nil {
+			return err
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(p.Metadata)) {
+		if err := check(fmt.Sprintf("metadata key %s", quote.Value(k)), k); err != nil {
+			return err
+		}
+		v := p.Metadata[k]
+		if err := check(fmt.Sprintf("metadata %s value %s", quote.Value(k), quote.Value(v)), v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// termKey is the key of term in kgmem_page_terms: the term, or, when it is
+// longer than maxTermKeyBytes, "\x01" and the hex SHA-256 of the term
+// (Tokenize never returns a control character, so no term is such a key).
+func termKey(term string) string {
+	if len(term) <= maxTermKeyBytes {
+		return term
+	}
+	sum := sha256.Sum256([]byte(term))
+	return "\x01" + hex.EncodeToString(sum[:])
+}
+
+// pageRow is a validated page ready to be written: its columns, and its
+// terms with their BM25 frequencies.
+type pageRow struct {
+	page                *kgmem.KnowledgePage
+	titleLen, contentLn int
+	length              float64
+	terms               []string
+	tfs                 []float64
+	metadata            *string // JSON; nil without metadata
+}
+
+// newPageRow cuts p, a validated page, into terms as kgmem's store does.
+func newPageRow(p *kgmem.KnowledgePage) (*pageRow, error) {
+	r := &pageRow{page: p}
+	index := map[string]int{}
+	var counts [][2]int
+	count := func(text string, field int) int {
+		toks := kgmem.Tokenize(text)
+		for _, tok := range toks {
+			k := termKey(tok)
+			i, ok := index[k]
+			if !ok {
+				i = len(r.terms)
+				index[k] = i
+				r.terms = append(r.terms, k)
+				counts = append(counts, [2]int{})
+			}
+			counts[i][field]++
+		}
+		return len(toks)
+	}
+	r.titleLen = count(p.Title, 0)
+	r.contentLn = count(p.Content, 1)
+	r.length = storeTitleBoost*float64(r.titleLen) + float64(r.contentLn)
+	r.tfs = make([]float64, len(counts))
+	for i, c := range counts {
+		r.tfs[i] = storeTitleBoost*float64(c[0]) + float64(c[1])
+	}
+	if p.Metadata != nil {
+		b, err := json.Marshal(p.Metadata)
+		if err != nil {
+			return nil, fmt.Errorf("pgraph: page %s: metadata: %w", quote.Value(p.ID), err)
+		}
+		m := string(b)
+		r.metadata = &m
+	}
+	return r, nil
+}
+
+// preparePages validates pages and cuts them into terms; a later page
+// with the ID of an earlier one replaces it. The error names the index of
+// a bad page when there are several.
+func preparePages(pages []kgmem.KnowledgePage) ([]*pageRow, error) {
+	byID := make(map[string]*pageRow, len(pages))
+	for i := range pages {
+		p := pages[i]
+		p.Tags = slices.Clone(p.Tags)
+		if err := validatePage(&p); err != nil {
+			if len(pages) > 1 {
+				return nil, fmt.Errorf("pgraph: batch page %d: %w", i, err)
+			}
+			return nil, err
+		}
+		r, err := newPageRow(&p)
+		if err != nil {
+			return nil, err
+		}
+		byID[p.ID] = r
+	}
+	rows := make([]*pageRow, 0, len(byID))
+	for _, id := range slices.Sorted(maps.Keys(byID)) {
+		rows = append(rows, byID[id])
+	}
+	return rows, nil
+}
+
+// lockStats takes the namespace's row of kgmem_page_stats for the rest of
+// tx, creating it: page writers of a namespace take turns on it.
+func (s *Store) lockStats(ctx context.Context, tx pgx.Tx) error {
+	_, err := tx.Exec(ctx, "INSERT INTO "+pageStatsTable+" AS s (namespace) VALUES ($1)"+
+		" ON CONFLICT (namespace) DO UPDATE SET pages = s.pages", s.g.ns)
+	return err
+}
+
+// putPages writes rows in tx, replacing the pages with their IDs, and
+// keeps the namespace's totals.
+func (s *Store) putPages(ctx context.Context, tx pgx.Tx, rows []*pageRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	if err := s.lockStats(ctx, tx); err != nil {
+		return err
+	}
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.page.ID
+	}
+	if _, err := tx.Exec(ctx, "DELETE FROM "+pageTermsTable+" WHERE namespace = $1 AND page_id = ANY($2::text[])", s.g.ns, ids); err != nil {
+		return err
+	}
+	var oldPages, oldTitle, oldContent int64
+	if err := tx.QueryRow(ctx, `WITH old AS (
+	DELETE FROM `+pagesTable+` WHERE namespace = $1 AND id = ANY($2::text[]) RETURNING title_len, content_len
+)
+SELECT count(*), coalesce(sum(title_len), 0), coalesce(sum(content_len), 0) FROM old`, s.g.ns, ids).Scan(&oldPages, &oldTitle, &oldContent); err != nil {
+		return err
+	}
+	pageRows := make([][]any, len(rows))
+	var termRows [][]any
+	var newTitle, newContent int64
+	for i, r := range rows {
+		p := r.page
+		pageRows[i] = []any{s.g.ns, p.ID, p.Title, p.Content, p.Tags, r.metadata, r.titleLen, r.contentLn}
+		newTitle += int64(r.titleLen)
+		newContent += int64(r.contentLn)
+		for j, t := range r.terms {
+			termRows = append(termRows, []any{s.g.ns, t, p.ID, r.tfs[j], r.length})
+		}
+	}
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{pagesTable},
+		[]string{"namespace", "id", "title", "content", "tags", "metadata", "title_len", "content_len"},
+		pgx.CopyFromRows(pageRows)); err != nil {
+		return err
+	}
+	if len(termRows) > 0 {
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{pageTermsTable},
+			[]string{"namespace", "term", "page_id", "tf", "length"}, pgx.CopyFromRows(termRows)); err != nil {
+			return err
+		}
+	}
+	_, err := tx.Exec(ctx, "UPDATE "+pageStatsTable+" SET pages = pages + $2, title_terms = title_terms + $3,"+
+		" content_terms = content_terms + $4 WHERE namespace = $1",
+		s.g.ns, int64(len(rows))-oldPages, newTitle-oldTitle, newContent-oldContent)
+	return err
+}
+
+// Put stores p, replacing the page with its ID, in one transaction, as
+// kgmem.InMemoryKnowledgeStore.Put does. p is copied. An invalid page (see
+// kgmem.InMemoryKnowledgeStore.Put), one holding a NUL byte, which
+// PostgreSQL cannot store, or one whose ID is longer than
+// kgmem.MaxIDBytes, returns an error wrapping kgmem.ErrInvalidArgument and
+// stores nothing.
+func (s *Store) Put(ctx context.Context, p kgmem.KnowledgePage) error {
+	return s.PutBatch(ctx, []kgmem.KnowledgePage{p})
+}
+
+// PutBatch stores pages as Put stores each of them, in order (a later page
+// with the ID of an earlier one replaces it), in one transaction: every
+// page is validated first, and on an error (naming the bad page's index)
+// nothing is stored. Rows travel by COPY.
+func (s *Store) PutBatch(ctx context.Context, pages []kgmem.KnowledgePage) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	rows, err := preparePages(pages)
+	if err != nil || len(rows) == 0 {
+		return err
+	}
+	return s.g.retry(ctx, func() error {
+		err := pgx.BeginFunc(ctx, s.g.pool, func(tx pgx.Tx) error { return s.putPages(ctx, tx, rows) })
+		if err != nil && !retryable(err) {
+			return fail(fmt.Sprintf("put %d pages", len(pages)), true, err)
+		}
+		return err
+	})
+}
+
+// Get returns the page with the given ID; ok is false when there is none
+// (that is not an error), as for an ID Put would reject (kgmem.PageGetter).
+func (s *Store) Get(ctx context.Context, id string) (kgmem.KnowledgePage, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return kgmem.KnowledgePage{}, false, err
+	}
+	if !storable(id) {
+		return kgmem.KnowledgePage{}, false, nil
+	}
+	pages, err := getPages(ctx, s.g.pool, s.g.ns, []string{id})
+	if err != nil {
+		return kgmem.KnowledgePage{}, false, fail("get page "+quote.Value(id), false, err)
+	}
+	p, ok := pages[id]
+	return p, ok, nil
+}
+
+// querier is what getPages reads with: a pool or a transaction.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// getPages reads the pages of ids in ns.
+func getPages(ctx context.Context, q querier, ns string, ids []string) (map[string]kgmem.KnowledgePage, error) {
+	rows, err := q.Query(ctx, "SELECT id, title, content, tags, metadata FROM "+pagesTable+
+		" WHERE namespace = $1 AND id = ANY($2::text[])", ns, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[string]kgmem.KnowledgePage, len(ids))
+	for rows.Next() {
+		var (
+			p    kgmem.KnowledgePage
+			meta []byte
+		)
+		if err := rows.Scan(&p.ID, &p.Title, &p.Content, &p.Tags, &meta); err != nil {
+			return nil, err
+		}
+		if meta != nil {
+			if err := json.Unmarshal(meta, &p.Metadata); err != nil {
+				return nil, err
+			}
+		}
+		out[p.ID] = p
+	}
+	return out, rows.Err()
+}
+
+// Delete removes the page with the given ID and its index rows. An unknown
+// ID returns an error wrapping kgmem.ErrNotFound that names it.
+func (s *Store) Delete(ctx context.Context, id string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	notFound := fmt.Errorf("pgraph: delete page %s: %w", quote.Value(id), kgmem.ErrNotFound)
+	if !storable(id) {
+		return notFound
+	}
+	return s.g.retry(ctx, func() error {
+		var found bool
+		err := pgx.BeginFunc(ctx, s.g.pool, func(tx pgx.Tx) error {
+			if err := s.lockStats(ctx, tx); err != nil {
+				return err
+			}
+			var title, content int64
+			err := tx.QueryRow(ctx, "DELETE FROM "+pagesTable+" WHERE namespace = $1 AND id = $2 RETURNING title_len, content_len",
+				s.g.ns, id).Scan(&title, &content)
+			if err == pgx.ErrNoRows {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			found = true
+			if _, err := tx.Exec(ctx, "DELETE FROM "+pageTermsTable+" WHERE namespace = $1 AND page_id = $2", s.g.ns, id); err != nil {
+				return err
+			}
+			_, err = tx.Exec(ctx, "UPDATE "+pageStatsTable+" SET pages = pages - 1, title_terms = title_terms - $2,"+
+				" content_terms = content_terms - $3 WHERE namespace = $1", s.g.ns, title, content)
+			return err
+		})
+		if err != nil && !retryable(err) {
+			return fail("delete page "+quote.Value(id), true, err)
+		}
+		if err == nil && !found {
+			return notFound
+		}
+		return err
+	})
+}
+
+// Len returns the number of pages in the namespace.
+func (s *Store) Len(ctx context.Context) (int, error) {
+	var n int64
+	err := s.g.pool.QueryRow(ctx, "SELECT coalesce((SELECT pages FROM "+pageStatsTable+" WHERE namespace = $1), 0)", s.g.ns).Scan(&n)
+	if err != nil {
+		return 0, fail("count pages", false, err)
+	}
+	return int(n), nil
+}
+
+// Clear removes every page of the namespace, in one transaction. Other
+// namespaces, and the graph of this one, are untouched.
+func (s *Store) Clear(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return s.g.retry(ctx, func() error {
+		err := pgx.BeginFunc(ctx, s.g.pool, func(tx pgx.Tx) error {
+			if err := s.lockStats(ctx, tx); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, "DELETE FROM "+pageTermsTable+" WHERE namespace = $1", s.g.ns); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, "DELETE FROM "+pagesTable+" WHERE namespace = $1", s.g.ns); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, "DELETE FROM "+pageStatsTable+" WHERE namespace = $1", s.g.ns)
+			return err
+		})
+		if err != nil && !retryable(err) {
+			return fail("clear pages of "+quote.Value(s.g.ns), true, err)
+		}
+		return err
+	})
+}
+
+// storeHit is a ranked page: its raw BM25 and its normalised score.
+type storeHit struct {
+	id         string
+	raw, score float64
+}
+
+// Search returns up to limit pages matching query, best first; limit ≤ 0
+// means 10. It ranks and scores exactly as
+// kgmem.InMemoryKnowledgeStore.Search does without options (see Store):
+// BM25 over the terms kgmem.Tokenize cuts from the query, each distinct
+// term once, ties broken by ID, ScoredPage.Score the page's BM25 divided by
+// the largest the query could reach. A query without terms returns nil and
+// no error; one that is not valid UTF-8 an error wrapping
+// kgmem.ErrInvalidArgument.
+//
+// Search reads in one REPEATABLE READ transaction, so the totals, the
+// index rows and the pages it returns are of one instant. Cost: the index
+// rows of the query's terms (one B-tree range each), scored in Go, then
+// the returned pages.
+func (s *Store) Search(ctx context.Context, query string, limit int) ([]kgmem.ScoredPage, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !utf8.ValidString(query) {
+		return nil, fmt.Errorf("pgraph: search: query %s is not valid UTF-8: %w", quote.Value(query), kgmem.ErrInvalidArgument)
+	}
+	var terms []string
+	seen := map[string]bool{}
+	for _, t := range kgmem.Tokenize(query) {
+		if k := termKey(t); !seen[k] {
+			seen[k] = true
+			terms = append(terms, k)
+		}
+	}
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	if limit <= 0 {
+		limit = storeLimit
+	}
+	var out []kgmem.ScoredPage
+	err := pgx.BeginTxFunc(ctx, s.g.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		var err error
+		out, err = s.search(ctx, tx, terms, limit)
+		return err
+	})
+	if err != nil {
+		return nil, fail("search "+quote.Value(query), false, err)
+	}
+	return out, nil
+}
+
+// search ranks the pages for the distinct term keys, in query order.
+func (s *Store) search(ctx context.Context, tx pgx.Tx, terms []string, limit int) ([]kgmem.ScoredPage, error) {
+	var n, titleTerms, contentTerms int64
+	err := tx.QueryRow(ctx, "SELECT pages, title_terms, content_terms FROM "+pageStatsTable+" WHERE namespace = $1", s.g.ns).
+		Scan(&n, &titleTerms, &contentTerms)
+	if err == pgx.ErrNoRows || err == nil && n == 0 {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	type posting struct {
+		page       string
+		tf, length float64
+	}
+	lists := make([][]posting, len(terms))
+	index := make(map[string]int, len(terms))
+	for i, t := range terms {
+		index[t] = i
+	}
+	rows, err := tx.Query(ctx, "SELECT term, page_id, tf, length FROM "+pageTermsTable+
+		" WHERE namespace = $1 AND term = ANY($2::text[])", s.g.ns, terms)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var t string
+		var p posting
+		if err := rows.Scan(&t, &p.page, &p.tf, &p.length); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		i := index[t]
+		lists[i] = append(lists[i], p)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+
+	// The arithmetic of kgmem.InMemoryKnowledgeStore.search, operation for
+	// operation, so that the scores are the same floats.
+	N := float64(n)
+	k1, b := storeK1, storeB
+	avgdl := (storeTitleBoost*float64(titleTerms) + float64(contentTerms)) / N
+	weights := make([]float64, len(terms))
+	maxRaw := 0.0
+	matched := 0
+	for i := range terms {
+		df := float64(len(lists[i]))
+		if df > 0 {
+			matched++
+		}
+		weights[i] = math.Log1p((N-df+0.5)/(df+0.5)) * (k1 + 1)
+		maxRaw += weights[i]
+	}
+	if matched == 0 {
+		return nil, nil
+	}
+	termScore := func(w float64, p posting) float64 {
+		norm := 1.0
+		if avgdl > 0 {
+			norm = 1 - b + b*p.length/avgdl
+		}
+		return w * (p.tf / (p.tf + k1*norm))
+	}
+	sums := map[string]float64{}
+	for i, list := range lists {
+		for _, p := range list {
+			if c := termScore(weights[i], p); c > 0 {
+				sums[p.page] += c
+			}
+		}
+	}
+	hits := make([]storeHit, 0, len(sums))
+	for id, raw := range sums {
+		hits = append(hits, storeHit{id: id, raw: raw})
+	}
+	slices.SortFunc(hits, func(a, b storeHit) int {
+		if a.raw != b.raw {
+			if a.raw > b.raw {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	hits = hits[:min(limit, len(hits))]
+	ids := make([]string, len(hits))
+	for i := range hits {
+		ids[i] = hits[i].id
+	}
+	pages, err := getPages(ctx, tx, s.g.ns, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]kgmem.ScoredPage, len(hits))
+	for i, h := range hits {
+		out[i] = kgmem.ScoredPage{Page: pages[h.id], Score: min(1, max(0, h.raw/maxRaw))}
+	}
+	return out, nil
+}
