@@ -38,7 +38,7 @@ func ExampleNewServer() {
 
 	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "remember", Arguments: map[string]any{
 		"page_id": "chat-42", "content": "张三负责项目A。",
-		"extraction": `{"entities": ["张三", "项目A"], "relations": [["张三", "works_on", "项目A"]]}`,
+		"extraction_text": `{"entities": ["张三", "项目A"], "relations": [["张三", "works_on", "项目A"]]}`,
 	}})
 	if err != nil {
 		log.Fatal(err)
