@@ -112,7 +112,7 @@ func addReferenceTools(s *mcp.Server, t tools) {
 	addTool(s, &mcp.Tool{Name: "read_graph", Title: "Read Graph", Annotations: read,
 		Description: "Read the entire knowledge graph: every entity with its observations, and the relations that hold now."}, t.readGraph)
 	addTool(s, &mcp.Tool{Name: "search_nodes", Title: "Search Nodes", Annotations: read,
-		Description: "Search for nodes in the knowledge graph based on a query: the entities kgmem's retrieval ranks for it (best first), " +
+		Description: "Search for nodes in the knowledge graph based on a query: the entities kgmem's retrieval finds for it (best first: those it names, and those an observation it finds is about), " +
 			"then those whose name, type or an observation contains it, and the relations that touch them."}, t.searchNodes)
 	addTool(s, &mcp.Tool{Name: "open_nodes", Title: "Open Nodes", Annotations: read,
 		Description: "Open specific nodes in the knowledge graph by their names (or aliases or IDs): the entities and the relations that touch them. " +
@@ -675,14 +675,15 @@ func (t tools) searchNodes(ctx context.Context, _ *mcp.CallToolRequest, in Searc
 	var ids []string
 	if strings.TrimSpace(in.Query) != "" {
 		// Ranked: what recall finds, an observation page standing for its
-		// entity.
+		// entity; of the entities, those the query names, not those the
+		// walk reaches from them (the relations shown lead there).
 		res, err := t.mem.Retriever().Retrieve(ctx, in.Query, kgmem.WithMaxResults(searchHits))
 		if err != nil {
 			return nil, empty, t.kgError(tool, err)
 		}
 		for _, it := range res.Items {
 			switch {
-			case it.Entity != nil:
+			case it.Entity != nil && len(it.Path) <= 1:
 				ids = append(ids, it.Entity.ID)
 			case it.Page != nil && isObservation(*it.Page):
 				cited, err := t.mem.Graph().EntitiesCitedBy(ctx, []string{it.Page.ID})
