@@ -119,10 +119,12 @@ type ExtractionInput struct {
 
 // EntityInput is an extracted entity.
 type EntityInput struct {
-	Name        string   `json:"name" jsonschema:"the entity's name"`
-	Type        string   `json:"type,omitempty" jsonschema:"its type, such as person or project (default: entity)"`
-	Description string   `json:"description,omitempty" jsonschema:"one line about it"`
-	Aliases     []string `json:"aliases,omitempty" jsonschema:"other names it goes by"`
+	Name        string            `json:"name" jsonschema:"the entity's name"`
+	Type        string            `json:"type,omitempty" jsonschema:"its type, such as person or project (default: entity)"`
+	Description string            `json:"description,omitempty" jsonschema:"one line about it"`
+	Aliases     []string          `json:"aliases,omitempty" jsonschema:"other names it goes by"`
+	Tags        []string          `json:"tags,omitempty" jsonschema:"labels to filter by"`
+	Properties  map[string]string `json:"properties,omitempty" jsonschema:"free-form attributes"`
 }
 
 // RelationInput is an extracted relation.
@@ -133,6 +135,12 @@ type RelationInput struct {
 	Weight    float64 `json:"weight,omitempty" jsonschema:"in (0,1]; default 1"`
 	ValidFrom string  `json:"valid_from,omitempty" jsonschema:"when it began to hold: an RFC 3339 date or date-time"`
 	ValidTo   string  `json:"valid_to,omitempty" jsonschema:"when it stopped holding: an RFC 3339 date or date-time"`
+	Ended     bool    `json:"ended,omitempty" jsonschema:"it no longer holds, since a time not known"`
+	// The ends' types narrow name lookups to entities of that type.
+	SourceType  string            `json:"source_type,omitempty" jsonschema:"the source entity's type, to tell apart entities of one name"`
+	TargetType  string            `json:"target_type,omitempty" jsonschema:"the target entity's type, to tell apart entities of one name"`
+	Description string            `json:"description,omitempty" jsonschema:"one line about it"`
+	Properties  map[string]string `json:"properties,omitempty" jsonschema:"free-form attributes"`
 }
 
 // RememberOutput is what remember did.

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kgmem/kgmem"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -220,6 +221,25 @@ func TestRememberForms(t *testing.T) {
 	p, ok, _ := mem.Store().Get(ctx, "p2")
 	require.True(t, ok)
 	assert.Equal(t, "plain text", p.Content)
+
+	// A typed extraction, every field used.
+	call(t, cs, "remember", map[string]any{"page_id": "p3", "extraction": map[string]any{
+		"entities": []any{
+			map[string]any{"name": "Maria", "type": "person", "description": "an engineer", "aliases": []any{"Mia"}, "tags": []any{"team"}, "properties": map[string]any{"role": "lead"}},
+			map[string]any{"name": "Lisbon", "type": "city"}},
+		"relations": []any{map[string]any{"source": "Mia", "type": "lives_in", "target": "Lisbon", "weight": 0.5, "valid_from": "2024-03-01",
+			"source_type": "person", "description": "moved in March", "properties": map[string]any{"how": "told"}}},
+	}}, &out)
+	assert.Equal(t, RememberOutput{EntityIDs: []string{"person:maria", "city:lisbon"}, EntitiesCreated: 2, RelationsCreated: 1, Skipped: []string{}}, out)
+	e, ok, _ = mem.Graph().GetEntity(ctx, "person:maria")
+	require.True(t, ok)
+	assert.Equal(t, kgmem.Entity{ID: "person:maria", Name: "Maria", Type: "person", Description: "an engineer", Aliases: []string{"Mia"},
+		Tags: []string{"team"}, Properties: map[string]string{"role": "lead"}, SourceIDs: []string{"p3"}}, e)
+	r, ok, _ := mem.Graph().GetRelation(ctx, "person:maria", "city:lisbon", "lives_in")
+	require.True(t, ok)
+	assert.Equal(t, 0.5, r.Weight)
+	assert.Equal(t, "2024-03-01T00:00:00Z", r.ValidFrom.UTC().Format(time.RFC3339))
+	assert.Equal(t, map[string]string{"description": "moved in March", "how": "told"}, r.Properties)
 
 	// Skipped items are reported.
 	call(t, cs, "remember", map[string]any{"extraction": map[string]any{"relations": []any{map[string]any{"source": "nobody", "type": "knows", "target": "noone"}}}}, &out)
