@@ -98,7 +98,7 @@ func addReferenceTools(s *mcp.Server, t tools) {
 	destroy := &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)}
 	read := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)}
 	addTool(s, &mcp.Tool{Name: "create_entities", Title: "Create Entities", Annotations: write,
-		Description: "Create multiple new entities in the knowledge graph. An entity whose name (or alias) the graph already holds is skipped; the result lists those created."}, t.createEntities)
+		Description: "Create multiple new entities in the knowledge graph. An entity whose name the graph already holds (as a name or an alias, case and punctuation aside) is skipped; the result lists those created."}, t.createEntities)
 	addTool(s, &mcp.Tool{Name: "create_relations", Title: "Create Relations", Annotations: write,
 		Description: "Create multiple new relations between entities in the knowledge graph (from and to: a name, alias or ID). Relations should be in active voice. The result lists those created; duplicates are skipped."}, t.createRelations)
 	addTool(s, &mcp.Tool{Name: "add_observations", Title: "Add Observations", Annotations: write,
@@ -143,6 +143,9 @@ func (t tools) createEntities(ctx context.Context, _ *mcp.CallToolRequest, in Cr
 	for i, e := range in.Entities {
 		if err := checkText(tool, fmt.Sprintf("entities[%d].name", i), e.Name); err != nil {
 			return nil, out, err
+		}
+		if err := kgmem.ValidateEntity(kgmem.Entity{ID: kgmem.DeriveEntityID(e.EntityType, e.Name), Name: e.Name, Type: e.EntityType}); err != nil {
+			return nil, out, t.kgError(tool+": "+fmt.Sprintf("entities[%d]", i), err)
 		}
 		for j, o := range e.Observations {
 			if err := checkText(tool, fmt.Sprintf("entities[%d].observations[%d]", i, j), o); err != nil {
@@ -253,8 +256,13 @@ func (t tools) refEnds(ctx context.Context, tool string, i int, r RefRelation) (
 	if from, err = t.mustEntity(ctx, tool, fmt.Sprintf("relations[%d].from", i), r.From); err != nil {
 		return from, to, err
 	}
-	to, err = t.mustEntity(ctx, tool, fmt.Sprintf("relations[%d].to", i), r.To)
-	return from, to, err
+	if to, err = t.mustEntity(ctx, tool, fmt.Sprintf("relations[%d].to", i), r.To); err != nil {
+		return from, to, err
+	}
+	if err := kgmem.ValidateRelationKey(from.ID, to.ID, r.RelationType); err != nil {
+		return from, to, t.kgError(tool+": "+fmt.Sprintf("relations[%d]", i), err)
+	}
+	return from, to, nil
 }
 
 func (t tools) createRelations(ctx context.Context, _ *mcp.CallToolRequest, in CreateRelationsInput) (*mcp.CallToolResult, CreateRelationsOutput, error) {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -188,6 +189,11 @@ func TestReferenceErrors(t *testing.T) {
 		{"create_entities", map[string]any{"entities": []any{map[string]any{"name": " ", "entityType": "x", "observations": []any{}}}}, "entities[0].name is empty"},
 		{"create_entities", map[string]any{"entities": []any{map[string]any{"name": "B", "entityType": "x", "observations": []any{""}}}}, "entities[0].observations[0] is empty"},
 		{"create_entities", map[string]any{"entities": []any{map[string]any{"name": "B"}}}, "entityType"},
+		{"create_entities", map[string]any{"entities": []any{
+			map[string]any{"name": "Fine", "entityType": "x", "observations": []any{}},
+			map[string]any{"name": strings.Repeat("n", 5000), "entityType": "x", "observations": []any{}}}}, "entities[1]: "},
+		{"create_relations", map[string]any{"relations": []any{map[string]any{"from": "project:apollo", "to": "mission:apollo", "relationType": strings.Repeat("r", 5000)}}},
+			"relations[0]: "},
 		{"create_relations", map[string]any{"relations": []any{map[string]any{"from": "project:apollo", "to": "Nobody", "relationType": "r"}}},
 			`unknown entity "Nobody" (relations[0].to)`},
 		{"create_relations", map[string]any{"relations": []any{map[string]any{"from": "Apollo", "to": "project:apollo", "relationType": "r"}}},
