@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -25,7 +26,10 @@ import (
 // An entity is a kgmem entity: name its Name, entityType its Type (kgmem's
 // "entity" when given none). Relations are kgmem relations, their ends
 // shown by name; read_graph, search_nodes and open_nodes show the ones
-// that hold now. Every entity argument is a name, an alias or an ID.
+// that hold now. create_relations states a fact that holds now: with a
+// single-valued type (-single-valued) it ends the source's current value,
+// and a relation that had ended holds again from now. Every entity
+// argument is a name, an alias or an ID.
 //
 // An observation is a knowledge page of its own, which the entity cites:
 // ID "obs:" and a hash of the entity's ID and the text, title the entity's
@@ -100,7 +104,7 @@ func addReferenceTools(s *mcp.Server, t tools) {
 	addTool(s, &mcp.Tool{Name: "create_entities", Title: "Create Entities", Annotations: write,
 		Description: "Create multiple new entities in the knowledge graph. An entity whose name the graph already holds (as a name or an alias, case and punctuation aside) is skipped; the result lists those created."}, t.createEntities)
 	addTool(s, &mcp.Tool{Name: "create_relations", Title: "Create Relations", Annotations: write,
-		Description: "Create multiple new relations between entities in the knowledge graph (from and to: a name, alias or ID). Relations should be in active voice. The result lists those created; duplicates are skipped."}, t.createRelations)
+		Description: "Create multiple new relations between entities in the knowledge graph (from and to: a name, alias or ID). Relations should be in active voice. The result lists those created; duplicates (relations that hold now) are skipped, and one that had ended holds again from now."}, t.createRelations)
 	addTool(s, &mcp.Tool{Name: "add_observations", Title: "Add Observations", Annotations: write,
 		Description: "Add new observations to existing entities in the knowledge graph. Each observation is stored as a page the entity cites, which recall and search_nodes find."}, t.addObservations)
 	addTool(s, &mcp.Tool{Name: "delete_entities", Title: "Delete Entities", Annotations: destroy,
@@ -283,14 +287,19 @@ func (t tools) createRelations(ctx context.Context, _ *mcp.CallToolRequest, in C
 	now := g.Now()
 	for i, r := range in.Relations {
 		from, to := ends[i].from, ends[i].to
+		xr := kgmem.ExtractedRelation{Source: from.ID, Target: to.ID, Type: r.RelationType}
 		if old, ok, err := t.findRelation(ctx, from.ID, to.ID, r.RelationType); err != nil {
 			return nil, out, t.kgError(tool, err)
 		} else if ok && old.ValidAt(now) {
 			continue // a duplicate
+		} else if ok {
+			// A fact that held and has ended (or not begun) holds again
+			// from now: a new stint.
+			xr.ValidFrom = now
 		}
 		// Through Ingest, which ends the current value of a single-valued
 		// type.
-		x := kgmem.Extraction{Relations: []kgmem.ExtractedRelation{{Source: from.ID, Target: to.ID, Type: r.RelationType}}}
+		x := kgmem.Extraction{Relations: []kgmem.ExtractedRelation{xr}}
 		rep, err := kgmem.Ingest(ctx, g, x, kgmem.WithExactNames())
 		if err != nil {
 			return nil, out, t.kgError(tool, err)
@@ -610,47 +619,88 @@ func (t tools) deleteRelations(ctx context.Context, _ *mcp.CallToolRequest, in D
 // ReadGraphInput is read_graph's input: none.
 type ReadGraphInput struct{}
 
-// graphOf returns the entities ids (in order) as the reference server
-// shows them, and the relations that hold now with at least one end among
-// them; all true takes every entity, in ID order.
+// graphOf returns the entities ids (in order, each once, unknown ones
+// left out) as the reference server shows them, and the relations that
+// hold now with at least one end among them, ordered by key (source ID,
+// target ID, type); all true takes every entity, in ID order. Cost: with
+// all, the whole graph; without, the entities' relations only.
 func (t tools) graphOf(ctx context.Context, ids []string, all bool) (KnowledgeGraph, error) {
 	out := KnowledgeGraph{Entities: []RefEntity{}, Relations: []RefRelation{}}
 	g := t.mem.Graph()
-	ents, err := g.Entities(ctx)
-	if err != nil {
-		return out, err
-	}
-	byID := make(map[string]kgmem.Entity, len(ents))
-	for _, e := range ents {
-		byID[e.ID] = e
-	}
+	var ents []kgmem.Entity
 	if all {
-		ids = ids[:0]
-		for _, e := range ents {
-			ids = append(ids, e.ID)
+		var err error
+		if ents, err = g.Entities(ctx); err != nil {
+			return out, err
+		}
+	} else {
+		seen := make(map[string]bool, len(ids))
+		for _, id := range ids {
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			e, ok, err := g.GetEntity(ctx, id)
+			if err != nil {
+				return out, err
+			}
+			if ok {
+				ents = append(ents, e)
+			}
 		}
 	}
-	in := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		e, ok := byID[id]
-		if !ok || in[id] {
-			continue
-		}
-		in[id] = true
+	names := make(map[string]string, len(ents))
+	for _, e := range ents {
+		names[e.ID] = e.Name
 		re, err := t.refEntity(ctx, e)
 		if err != nil {
 			return out, err
 		}
 		out.Entities = append(out.Entities, re)
 	}
-	rels, err := g.RelationsAsOf(ctx, kgmem.At(g.Now()))
-	if err != nil {
-		return out, err
+	now := g.Now()
+	var rels []kgmem.Relation
+	if all {
+		var err error
+		if rels, err = g.RelationsAsOf(ctx, kgmem.At(now)); err != nil {
+			return out, err
+		}
+	} else {
+		seen := map[kgmem.RelationKey]bool{}
+		for _, e := range ents {
+			hist, err := kgmem.History(ctx, g, e.ID, kgmem.HistoryOptions{Direction: kgmem.Both})
+			if err != nil {
+				return out, err
+			}
+			for _, r := range hist {
+				if r.ValidAt(now) && !seen[r.Key()] {
+					seen[r.Key()] = true
+					rels = append(rels, r)
+				}
+			}
+		}
+		slices.SortFunc(rels, func(a, b kgmem.Relation) int {
+			return cmp.Or(cmp.Compare(a.SourceID, b.SourceID), cmp.Compare(a.TargetID, b.TargetID), cmp.Compare(a.Type, b.Type))
+		})
+	}
+	name := func(id string) (string, error) {
+		if n, ok := names[id]; ok {
+			return n, nil
+		}
+		e, _, err := g.GetEntity(ctx, id)
+		names[id] = e.Name
+		return e.Name, err
 	}
 	for _, r := range rels {
-		if in[r.SourceID] || in[r.TargetID] {
-			out.Relations = append(out.Relations, RefRelation{From: byID[r.SourceID].Name, To: byID[r.TargetID].Name, RelationType: r.Type})
+		from, err := name(r.SourceID)
+		if err != nil {
+			return out, err
 		}
+		to, err := name(r.TargetID)
+		if err != nil {
+			return out, err
+		}
+		out.Relations = append(out.Relations, RefRelation{From: from, To: to, RelationType: r.Type})
 	}
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kgmem/kgmem"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -300,4 +301,41 @@ func TestSchemasStrict(t *testing.T) {
 		assert.Equal(t, "array", it.Properties["observations"].Type)
 		assert.ElementsMatch(t, []string{"name", "entityType", "observations"}, it.Required)
 	}
+}
+
+// With a single-valued type, create_relations ends the old value, and the
+// graph tools show the relations that hold now; history keeps both.
+func TestReferenceSingleValued(t *testing.T) {
+	mem, err := kgmem.OpenMemory(t.TempDir(), kgmem.WithSingleValued("lives_in"))
+	require.NoError(t, err)
+	t.Cleanup(func() { mem.Close() })
+	cs := connect(t, mem)
+	call(t, cs, "create_entities", map[string]any{"entities": []any{
+		map[string]any{"name": "Bob", "entityType": "person", "observations": []any{}},
+		map[string]any{"name": "Paris", "entityType": "city", "observations": []any{}},
+		map[string]any{"name": "Rome", "entityType": "city", "observations": []any{}}}}, nil)
+	var cr CreateRelationsOutput
+	for _, city := range []string{"Paris", "Rome"} {
+		call(t, cs, "create_relations", map[string]any{"relations": []any{
+			map[string]any{"from": "Bob", "to": city, "relationType": "lives_in"}}}, &cr)
+		assert.Equal(t, []RefRelation{{From: "Bob", To: city, RelationType: "lives_in"}}, cr.Relations)
+	}
+	now := []RefRelation{{From: "Bob", To: "Rome", RelationType: "lives_in"}}
+	var g KnowledgeGraph
+	call(t, cs, "read_graph", map[string]any{}, &g)
+	assert.Equal(t, now, g.Relations)
+	call(t, cs, "open_nodes", map[string]any{"names": []any{"Bob"}}, &g)
+	assert.Equal(t, now, g.Relations)
+	call(t, cs, "open_nodes", map[string]any{"names": []any{"Paris"}}, &g)
+	assert.Empty(t, g.Relations)
+	var h HistoryOutput
+	call(t, cs, "history", map[string]any{"entity": "Bob"}, &h)
+	require.Len(t, h.Facts, 2)
+	assert.Equal(t, []bool{false, true}, []bool{h.Facts[0].Current, h.Facts[1].Current})
+	// Paris again: it holds again, Rome ends.
+	call(t, cs, "create_relations", map[string]any{"relations": []any{
+		map[string]any{"from": "Bob", "to": "Paris", "relationType": "lives_in"}}}, &cr)
+	assert.Equal(t, []RefRelation{{From: "Bob", To: "Paris", RelationType: "lives_in"}}, cr.Relations)
+	call(t, cs, "open_nodes", map[string]any{"names": []any{"Bob"}}, &g)
+	assert.Equal(t, []RefRelation{{From: "Bob", To: "Paris", RelationType: "lives_in"}}, g.Relations)
 }
