@@ -42,7 +42,7 @@ func TestToolErrorsNameNoDirectory(t *testing.T) {
 	assert.Contains(t, text, ": journal failed: write the memory: file too large")
 
 	// The writes after it are refused, and say why.
-	text = callErr(t, cs, "remember", map[string]any{"extraction": `{"entities": ["Alice"]}`})
+	text = callErr(t, cs, "remember", map[string]any{"extraction_text": `{"entities": ["Alice"]}`})
 	assert.NotContains(t, text, dir)
 	assert.Contains(t, text, "remember: ingest: journal the memory: append record 1 at offset ")
 	assert.Contains(t, text, ": journal failed: write the memory: file too large (writes are refused since, until a Compact succeeds or the files are reopened)")

@@ -26,6 +26,9 @@ type httpOptions struct {
 	sessionTimeout time.Duration
 	// maxSessions bounds the sessions open at once; 0: no bound.
 	maxSessions int
+	// token, when not "", is the bearer token every request must carry
+	// (see bearerAuth).
+	token string
 }
 
 // serveHTTP serves srv over streamable HTTP on ln until ctx is done, then
@@ -37,6 +40,11 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, ln net.Listener, o httpOpti
 		&mcp.StreamableHTTPOptions{SessionTimeout: o.sessionTimeout})
 	if o.maxSessions > 0 {
 		h = &sessionLimit{next: h, srv: srv, max: o.maxSessions, timeout: o.sessionTimeout}
+	}
+	if o.token != "" {
+		// Outermost: a request without the token opens no session and
+		// takes no place under the bound.
+		h = newBearerAuth(h, o.token)
 	}
 	// Requests run under ctx, so that when it ends the handlers of open
 	// streams return and Shutdown does not wait on them.

@@ -3,12 +3,17 @@
 //
 // Usage:
 //
-//	kgmem-mcp -dir ~/.kgmem/assistant [-single-valued lives_in,works_at] [-http 127.0.0.1:8931 [-session-timeout 30m] [-max-sessions 1000]]
+//	kgmem-mcp -dir ~/.kgmem/assistant [-single-valued lives_in,works_at] [-http 127.0.0.1:8931 [-token T] [-session-timeout 30m] [-max-sessions 1000]]
+//	kgmem-mcp -version
 //
 // It opens the memory in -dir (kgmem.OpenMemory: created when missing,
 // reloaded after a restart, locked against a second process) and serves it
 // over stdin and stdout until the client closes the connection, or, with
-// -http, over streamable HTTP on a loopback address until interrupted.
+// -http, over streamable HTTP until interrupted. A leading ~ or ~/ of -dir
+// is the home directory (an MCP client's JSON configuration has no shell
+// to expand it); ~user is refused; a relative -dir is resolved against the
+// working directory, which the client chooses, so give an absolute one.
+// -h prints the flags and exits 0; -version prints the version.
 //
 // -single-valued declares the relation types of which an entity holds one
 // value at a time (where it lives, where it works): remember then ends the
@@ -20,7 +25,20 @@
 // Over stdio every line is one JSON-RPC message. A line that is not one is
 // answered with a JSON-RPC error whose id is null (-32700 when it is not
 // JSON, -32600 when it is JSON but no message, a batch, or longer than
-// 16 MiB), and the server reads on.
+// 16 MiB), and the server reads on. stdio serves the one client that
+// started the server, with no token.
+//
+// Over HTTP, with a token (-token, or the environment variable
+// KGMEM_MCP_TOKEN, which other users cannot read from the process list as
+// they can a flag; at least 16 printable ASCII bytes, such as the output of
+// openssl rand -hex 32) every request must carry the header
+// "Authorization: Bearer <token>": one without it, or with another token,
+// is answered 401 Unauthorized with a WWW-Authenticate: Bearer challenge,
+// and opens no session. The token is compared in constant time. Without a
+// token the server listens only on a loopback address (127.0.0.1, ::1 or
+// localhost), where every local process can reach it; with one it listens
+// where -http says. It speaks plain HTTP: across machines, put a TLS proxy
+// in front of it, or the token travels in the clear.
 //
 // Over HTTP each client has a session, which lasts until the client ends
 // it (an HTTP DELETE) or has sent no request in it for -session-timeout
@@ -38,13 +56,20 @@
 // related (what an entity reaches), paths (how two entities are related),
 // history (an entity's timeline: the facts it is the source or the target
 // of, ended ones included), forget (a page and what only it says, or an
-// entity) and draw (a Mermaid diagram of a subgraph). recall takes an
-// as_of date or date-time to answer as the memory stood then; related,
-// paths, history and draw take an entity's ID, name or alias (a name
-// several entities share is an error listing their IDs); forget takes
-// an ID only. No tool takes a file path: everything a client
-// writes goes into the one memory directory given on the command line, and
-// the errors a client reads call it "the memory", never by its path.
+// entity) and draw (a Mermaid diagram of a subgraph); and beside them the
+// reference memory server's tools, with its names, argument shapes and
+// results: create_entities, create_relations, add_observations,
+// delete_entities, delete_observations, delete_relations, read_graph,
+// search_nodes and open_nodes. An observation is stored as a knowledge
+// page of its own that its entity cites, so recall and search_nodes find
+// it and delete_observations removes it alone (see reference.go). recall
+// takes an as_of date or date-time to answer as the memory stood then.
+// Every tool that takes an entity takes its ID, its name or an alias (a
+// name several entities share is an error listing their IDs, except in
+// open_nodes, which opens each). Scores are rounded to 3 decimals. No
+// tool takes a file path: everything a client writes goes into the one
+// memory directory given on the command line, and the errors a client
+// reads call it "the memory", never by its path.
 package main
 
 import (
@@ -64,7 +89,11 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
+	err := run(os.Args[1:])
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		// -h: the usage is printed; asking for it is no failure.
+	case err != nil:
 		fmt.Fprintln(os.Stderr, "kgmem-mcp:", err)
 		os.Exit(1)
 	}
@@ -78,8 +107,15 @@ func run(args []string) error {
 	singleValued := fs.String("single-valued", "", "comma-separated relation types of which an entity holds one value at a time (lives_in,works_at), "+
 		"kept in the memory's schema: given, it replaces the stored ones (\"\" clears them); left out, the stored ones hold")
 	maxSessions := fs.Int("max-sessions", defaultMaxSessions, "with -http: the most sessions open at once; a request that would open one more is refused with 503 (0: no bound)")
+	tokenFlag := fs.String("token", "", "with -http: the bearer token every request must carry (default: $"+tokenEnv+", which other users cannot read from the process list as they can a flag); "+
+		"required for an address that is not loopback")
+	version := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *version {
+		fmt.Fprintf(os.Stdout, "kgmem-mcp %s\n", Version)
+		return nil
 	}
 	if *dir == "" || fs.NArg() > 0 {
 		fs.Usage()
@@ -91,14 +127,25 @@ func run(args []string) error {
 	if *maxSessions < 0 {
 		return fmt.Errorf("-max-sessions %d is negative", *maxSessions)
 	}
+	token := *tokenFlag
+	switch {
+	case *addr == "" && flagSet(fs, "token"):
+		return errors.New("-token is for -http: over stdio the server answers the one client that started it")
+	case *addr != "" && token == "":
+		token = os.Getenv(tokenEnv)
+	}
 	if *addr != "" {
-		if err := checkLoopback(*addr); err != nil {
+		if token != "" {
+			if err := checkToken(token); err != nil {
+				return fmt.Errorf("-token: %v", err)
+			}
+		} else if err := checkLoopback(*addr); err != nil {
 			return err
 		}
 	}
 	// By its absolute path, which the server knows to keep out of the
 	// messages clients read.
-	abs, err := filepath.Abs(*dir)
+	abs, err := memoryDir(*dir)
 	if err != nil {
 		return err
 	}
@@ -118,12 +165,40 @@ func run(args []string) error {
 	if *addr == "" {
 		return srv.Run(ctx, newStdioTransport(os.Stdin, nopCloser{os.Stdout}, 0))
 	}
-	ln, err := listenLoopback(*addr)
+	var ln net.Listener
+	if token != "" {
+		ln, err = net.Listen("tcp", *addr)
+	} else {
+		ln, err = listenLoopback(*addr)
+	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "kgmem-mcp: serving streamable HTTP on http://%v\n", ln.Addr())
-	return serveHTTP(ctx, srv, ln, httpOptions{sessionTimeout: *timeout, maxSessions: *maxSessions})
+	auth := "no token: loopback only"
+	if token != "" {
+		auth = "bearer token required"
+	}
+	fmt.Fprintf(os.Stderr, "kgmem-mcp: serving streamable HTTP on http://%v (%s)\n", ln.Addr(), auth)
+	return serveHTTP(ctx, srv, ln, httpOptions{sessionTimeout: *timeout, maxSessions: *maxSessions, token: token})
+}
+
+// memoryDir returns the absolute path of the memory directory -dir names:
+// a leading "~" alone or before a separator is the home directory (MCP
+// clients start the server from a JSON configuration, where no shell
+// expands it), and a relative path is resolved against the working
+// directory, which the client chooses: give an absolute path. "~user" is
+// refused rather than read as a directory named so.
+func memoryDir(dir string) (string, error) {
+	if dir == "~" || strings.HasPrefix(dir, "~/") || strings.HasPrefix(dir, "~"+string(filepath.Separator)) {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("-dir %q: %v", dir, err)
+		}
+		dir = filepath.Join(home, dir[1:])
+	} else if strings.HasPrefix(dir, "~") {
+		return "", fmt.Errorf("-dir %q: only ~ and ~/ are expanded, to the home directory; give the path", dir)
+	}
+	return filepath.Abs(dir)
 }
 
 // flagSet reports whether the flag name was given on the command line.
@@ -172,8 +247,8 @@ type nopCloser struct{ io.Writer }
 func (nopCloser) Close() error { return nil }
 
 // checkLoopback refuses an address whose host is not a loopback IP or
-// "localhost": the server has no authentication, so it must not be
-// reachable from other machines.
+// "localhost": without a token the server has no authentication, so it
+// must not be reachable from other machines.
 func checkLoopback(addr string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -185,7 +260,7 @@ func checkLoopback(addr string) error {
 	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
 		return nil
 	}
-	return fmt.Errorf("-http %q: the host must be a loopback address (127.0.0.1, ::1 or localhost): the server has no authentication", addr)
+	return fmt.Errorf("-http %q: without a token (-token or $%s) the host must be a loopback address (127.0.0.1, ::1 or localhost)", addr, tokenEnv)
 }
 
 // listenLoopback listens on addr, refusing an address that did not

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
+	"sync"
 
 	"github.com/kgmem/kgmem"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,27 +38,32 @@ func NewServer(mem *kgmem.Memory, dir string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "kgmem", Title: "kgmem memory", Version: Version}, &mcp.ServerOptions{
 		Instructions: "A long-term memory: a knowledge graph of entities and relations, and the knowledge pages they come from. " +
 			"Store what you learn with remember (a page and the entities and relations you extracted from it), " +
-			"ask it with recall, explore with related and paths, list an entity's timeline with history, draw a subgraph with draw, and remove pages or entities with forget.",
+			"ask it with recall, explore with related and paths, list an entity's timeline with history, draw a subgraph with draw, and remove pages or entities with forget. " +
+			"The tools of the reference memory server (create_entities, create_relations, add_observations, delete_entities, delete_observations, " +
+			"delete_relations, read_graph, search_nodes, open_nodes) work on the same graph; an observation is a page its entity cites, which recall finds. " +
+			"Every tool that takes an entity takes its name, an alias or its ID.",
 	})
 	t := newTools(mem, dir)
-	mcp.AddTool(s, &mcp.Tool{Name: "remember", Description: "Store a knowledge page (page_id and content) and/or entities and relations extracted from it " +
-		`(extraction: {"entities": [{"name", "type", "description", "aliases"}], "relations": [{"source", "type", "target", "weight"}]}). ` +
+	addTool(s, &mcp.Tool{Name: "remember", Description: "Store a knowledge page (page_id and content) and/or entities and relations extracted from it " +
+		`(extraction: {"entities": [{"name", "type", "description", "aliases"}], "relations": [{"source", "type", "target", "weight"}]}, ` +
+		"or extraction_text: a model's answer holding such JSON, where entities may be plain names and relations [source, type, target] triples). " +
 		"Entities are merged with those the memory already holds, by name, alias and type."}, t.remember)
-	mcp.AddTool(s, &mcp.Tool{Name: "recall", Description: "Answer a question from memory: ranked pages and entities, each with the path that explains it, " +
+	addTool(s, &mcp.Tool{Name: "recall", Description: "Answer a question from memory: ranked pages and entities, each with the path that explains it, " +
 		"and a context block ready to quote. as_of (a date or date-time) answers as the memory stood then.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.recall)
-	mcp.AddTool(s, &mcp.Tool{Name: "related", Description: "List the entities an entity (by ID, name or alias) reaches within depth hops, best first, each with its path.",
+	addTool(s, &mcp.Tool{Name: "related", Description: "List the entities an entity (by ID, name or alias) reaches within depth hops, best first, each with its path.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.related)
-	mcp.AddTool(s, &mcp.Tool{Name: "paths", Description: "Find the best paths (chains of relations) between two entities, each given by ID, name or alias.",
+	addTool(s, &mcp.Tool{Name: "paths", Description: "Find the best paths (chains of relations) between two entities, each given by ID, name or alias.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.paths)
-	mcp.AddTool(s, &mcp.Tool{Name: "forget", Description: "Forget a page (page_id: the page and every entity and relation only it supports) " +
-		"or an entity (entity_id: the entity and its relations). Give exactly one.",
+	addTool(s, &mcp.Tool{Name: "forget", Description: "Forget a page (page_id: the page and every entity and relation only it supports) " +
+		"or an entity (entity_id: its ID, name or alias; the entity, its relations and its observations). Give exactly one.",
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true)}}, t.forget)
-	mcp.AddTool(s, &mcp.Tool{Name: "draw", Description: "Draw part of the memory as a Mermaid flowchart: around an entity (entity_id, depth), " +
+	addTool(s, &mcp.Tool{Name: "draw", Description: "Draw part of the memory as a Mermaid flowchart: around an entity (entity_id, depth), " +
 		"the paths between two entities (from, to), or what a question retrieves (query). Give exactly one of these.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.draw)
-	mcp.AddTool(s, &mcp.Tool{Name: "history", Description: "List the timeline of an entity's facts (by ID, name or alias), oldest first: " +
+	addTool(s, &mcp.Tool{Name: "history", Description: "List the timeline of an entity's facts (by ID, name or alias), oldest first: " +
 		"the relations it is the source or the target of, ended ones included, each with when it held.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.history)
+	addReferenceTools(s, t)
 	return s
 }
 
@@ -65,11 +72,18 @@ func ptr[T any](v T) *T { return &v }
 type tools struct {
 	mem   *kgmem.Memory
 	names redactor // the memory's directory, which no message names
+	// mu serializes the tools that write, so that those that read an
+	// entity and write it back (add_observations, delete_observations)
+	// lose no concurrent write.
+	mu *sync.Mutex
 }
 
 func newTools(mem *kgmem.Memory, dir string) tools {
-	return tools{mem: mem, names: newRedactor(dir)}
+	return tools{mem: mem, names: newRedactor(dir), mu: new(sync.Mutex)}
 }
+
+// round3 rounds a score to 3 decimals, as the tools report scores.
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 
 // toolError is the error a tool returns to the client: the SDK sends its
 // text as the tool's result, marked as an error, for the model to read.
@@ -89,10 +103,44 @@ func (t tools) kgError(tool string, err error) error {
 
 // RememberInput is the remember tool's input.
 type RememberInput struct {
-	PageID     string `json:"page_id,omitempty" jsonschema:"ID of the knowledge page; required with content, and recorded as the source of the extraction"`
-	Title      string `json:"title,omitempty" jsonschema:"title of the page"`
-	Content    string `json:"content,omitempty" jsonschema:"text of the page"`
-	Extraction any    `json:"extraction,omitempty" jsonschema:"entities and relations extracted from the page: a JSON object with entities and relations, or a string holding one"`
+	PageID         string           `json:"page_id,omitempty" jsonschema:"ID of the knowledge page; required with content, and recorded as the source of the extraction"`
+	Title          string           `json:"title,omitempty" jsonschema:"title of the page"`
+	Content        string           `json:"content,omitempty" jsonschema:"text of the page"`
+	Extraction     *ExtractionInput `json:"extraction,omitempty" jsonschema:"entities and relations extracted from the page"`
+	ExtractionText string           `json:"extraction_text,omitempty" jsonschema:"instead of extraction: a model's answer holding the extraction as JSON, read leniently (prose around it, entities as plain names, relations as [source, type, target])"`
+}
+
+// ExtractionInput is an extraction as remember's extraction argument
+// gives it; kgmem.ParseExtraction reads it.
+type ExtractionInput struct {
+	Entities  []EntityInput   `json:"entities,omitempty"`
+	Relations []RelationInput `json:"relations,omitempty"`
+}
+
+// EntityInput is an extracted entity.
+type EntityInput struct {
+	Name        string            `json:"name" jsonschema:"the entity's name"`
+	Type        string            `json:"type,omitempty" jsonschema:"its type, such as person or project (default: entity)"`
+	Description string            `json:"description,omitempty" jsonschema:"one line about it"`
+	Aliases     []string          `json:"aliases,omitempty" jsonschema:"other names it goes by"`
+	Tags        []string          `json:"tags,omitempty" jsonschema:"labels to filter by"`
+	Properties  map[string]string `json:"properties,omitempty" jsonschema:"free-form attributes"`
+}
+
+// RelationInput is an extracted relation.
+type RelationInput struct {
+	Source    string  `json:"source" jsonschema:"the source entity: its name, alias or ID"`
+	Type      string  `json:"type" jsonschema:"the relation type, such as works_on"`
+	Target    string  `json:"target" jsonschema:"the target entity: its name, alias or ID"`
+	Weight    float64 `json:"weight,omitempty" jsonschema:"in (0,1]; default 1"`
+	ValidFrom string  `json:"valid_from,omitempty" jsonschema:"when it began to hold: an RFC 3339 date or date-time"`
+	ValidTo   string  `json:"valid_to,omitempty" jsonschema:"when it stopped holding: an RFC 3339 date or date-time"`
+	Ended     bool    `json:"ended,omitempty" jsonschema:"it no longer holds, since a time not known"`
+	// The ends' types narrow name lookups to entities of that type.
+	SourceType  string            `json:"source_type,omitempty" jsonschema:"the source entity's type, to tell apart entities of one name"`
+	TargetType  string            `json:"target_type,omitempty" jsonschema:"the target entity's type, to tell apart entities of one name"`
+	Description string            `json:"description,omitempty" jsonschema:"one line about it"`
+	Properties  map[string]string `json:"properties,omitempty" jsonschema:"free-form attributes"`
 }
 
 // RememberOutput is what remember did.
@@ -111,11 +159,13 @@ func (t tools) remember(ctx context.Context, _ *mcp.CallToolRequest, in Remember
 	const tool = "remember"
 	out := RememberOutput{EntityIDs: []string{}, Skipped: []string{}}
 	var x kgmem.Extraction
-	hasX := in.Extraction != nil
+	hasX := in.Extraction != nil || in.ExtractionText != ""
 	if hasX {
-		raw, ok := in.Extraction.(string)
-		data := []byte(raw)
-		if !ok {
+		if in.Extraction != nil && in.ExtractionText != "" {
+			return nil, out, toolError(tool, "give extraction or extraction_text, not both")
+		}
+		data := []byte(in.ExtractionText)
+		if in.Extraction != nil {
 			var err error
 			if data, err = json.Marshal(in.Extraction); err != nil {
 				return nil, out, toolError(tool, "extraction: %v", err)
@@ -126,6 +176,11 @@ func (t tools) remember(ctx context.Context, _ *mcp.CallToolRequest, in Remember
 			return nil, out, t.kgError(tool, err)
 		}
 	}
+	if strings.HasPrefix(in.PageID, obsPrefix) {
+		return nil, out, toolError(tool, "page_id %q: IDs beginning with %q are the observations' (add_observations)", in.PageID, obsPrefix)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	var (
 		rep kgmem.IngestReport
 		err error
@@ -218,7 +273,7 @@ func (t tools) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallInpu
 	if !ok {
 		return nil, out, toolError(tool, "unknown strategy %q: use hybrid, knowledge or graph", in.Strategy)
 	}
-	ropts := []kgmem.RetrieverOption{kgmem.WithKnowledgeGraph(t.mem.Graph()), kgmem.WithStrategy(strategy)}
+	ropts := []kgmem.RetrieverOption{kgmem.WithMaxResults(in.MaxResults), kgmem.WithStrategy(strategy)}
 	if in.AsOf != "" {
 		at, err := parseAsOf(in.AsOf)
 		if err != nil {
@@ -226,8 +281,7 @@ func (t tools) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallInpu
 		}
 		ropts = append(ropts, kgmem.WithAsOf(kgmem.At(at)))
 	}
-	r := kgmem.NewMemoryRetriever(t.mem.Store(), kgmem.RetrieverConfig{MaxResults: in.MaxResults, Vocabulary: t.mem.Schema().Vocabulary}, ropts...)
-	res, err := r.Retrieve(ctx, in.Query)
+	res, err := t.mem.Retriever().Retrieve(ctx, in.Query, ropts...)
 	if err != nil {
 		return nil, out, t.kgError(tool, err)
 	}
@@ -236,7 +290,7 @@ func (t tools) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallInpu
 		out.Warnings = append(out.Warnings, t.names.redact(w))
 	}
 	for _, it := range res.Items {
-		item := Item{Kind: it.Kind.String(), ID: it.ID(), Score: it.Score, Explanation: it.Explain(), Path: it.Path}
+		item := Item{Kind: it.Kind.String(), ID: it.ID(), Score: round3(it.Score), Explanation: it.Explain(), Path: it.Path}
 		switch {
 		case it.Page != nil:
 			item.Name = it.Page.Title
@@ -262,22 +316,6 @@ func parseDirection(s string) (kgmem.Direction, bool) {
 		return kgmem.Incoming, true
 	}
 	return 0, false
-}
-
-// entityByID returns the entity with ID id, or a tool error naming field
-// when id is blank or no entity has it.
-func (t tools) entityByID(ctx context.Context, tool, field, id string) (kgmem.Entity, error) {
-	if strings.TrimSpace(id) == "" {
-		return kgmem.Entity{}, toolError(tool, "%s is empty", field)
-	}
-	e, ok, err := t.mem.Graph().GetEntity(ctx, id)
-	if err != nil {
-		return kgmem.Entity{}, t.kgError(tool, err)
-	}
-	if !ok {
-		return kgmem.Entity{}, toolError(tool, "unknown entity %q (%s): recall or related list entity IDs", id, field)
-	}
-	return e, nil
 }
 
 // RelatedInput is the related tool's input.
@@ -357,7 +395,7 @@ func (t tools) related(ctx context.Context, _ *mcp.CallToolRequest, in RelatedIn
 	}
 	var b strings.Builder
 	for _, se := range res {
-		r := Related{ID: se.Entity.ID, Name: se.Entity.Name, Type: se.Entity.Type, Score: se.Score, Path: se.Path, Explanation: explainPath(se.Path, se.Relations, names)}
+		r := Related{ID: se.Entity.ID, Name: se.Entity.Name, Type: se.Entity.Type, Score: round3(se.Score), Path: se.Path, Explanation: explainPath(se.Path, se.Relations, names)}
 		out.Entities = append(out.Entities, r)
 		fmt.Fprintf(&b, "%.2f %s [%s]\n", r.Score, r.Explanation, r.ID)
 	}
@@ -445,7 +483,7 @@ func (t tools) paths(ctx context.Context, _ *mcp.CallToolRequest, in PathsInput)
 	}
 	var b strings.Builder
 	for _, p := range res.Paths {
-		fp := FoundPath{EntityIDs: p.EntityIDs, Relations: []string{}, Score: p.Score}
+		fp := FoundPath{EntityIDs: p.EntityIDs, Relations: []string{}, Score: round3(p.Score)}
 		for _, r := range p.Relations {
 			fp.Relations = append(fp.Relations, r.Type)
 		}
@@ -461,8 +499,8 @@ func (t tools) paths(ctx context.Context, _ *mcp.CallToolRequest, in PathsInput)
 
 // ForgetInput is the forget tool's input.
 type ForgetInput struct {
-	PageID   string `json:"page_id,omitempty" jsonschema:"forget this page and every entity and relation only it supports"`
-	EntityID string `json:"entity_id,omitempty" jsonschema:"forget this entity and its relations"`
+	PageID   string `json:"page_id,omitempty" jsonschema:"forget this page and every entity and relation only it supports (an observation's page: the observation, its entity kept)"`
+	EntityID string `json:"entity_id,omitempty" jsonschema:"forget this entity (its ID, name or alias), its relations and its observations"`
 }
 
 // ForgetOutput is what forget removed.
@@ -481,18 +519,30 @@ func (t tools) forget(ctx context.Context, _ *mcp.CallToolRequest, in ForgetInpu
 	case (in.PageID == "") == (in.EntityID == ""):
 		return nil, out, toolError(tool, "give exactly one of page_id and entity_id")
 	case in.EntityID != "":
-		if _, err := t.entityByID(ctx, tool, "entity_id", in.EntityID); err != nil {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		e, err := t.mustEntity(ctx, tool, "entity_id", in.EntityID)
+		if err != nil {
 			return nil, out, err
 		}
-		if err := t.mem.Graph().RemoveEntity(ctx, in.EntityID); err != nil {
+		if err := t.removeEntity(ctx, e.ID); err != nil {
 			return nil, out, t.kgError(tool, err)
 		}
 		out.EntitiesRemoved = 1
 		return nil, out, nil
 	}
-	_, pageOK, err := t.mem.Store().Get(ctx, in.PageID)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	page, pageOK, err := t.mem.Store().Get(ctx, in.PageID)
 	if err != nil {
 		return nil, out, t.kgError(tool, err)
+	}
+	if pageOK && isObservation(page) {
+		n, err := t.unobserve(ctx, in.PageID)
+		if err != nil {
+			return nil, out, t.kgError(tool, err)
+		}
+		return nil, ForgetOutput{PageRemoved: true, EntitiesUpdated: n}, nil
 	}
 	rep, err := t.mem.Graph().RemoveSource(ctx, in.PageID)
 	if err != nil {

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kgmem/kgmem"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -84,10 +86,8 @@ const meeting = `{"entities": [{"name": "张三", "type": "person"}, {"name": "�
 
 func remember(t *testing.T, cs *mcp.ClientSession) {
 	t.Helper()
-	var x any
-	require.NoError(t, json.Unmarshal([]byte(meeting), &x))
 	var out RememberOutput
-	call(t, cs, "remember", map[string]any{"page_id": "chat-42", "title": "周会", "content": "张三负责项目A，项目A隶属基础架构部。", "extraction": x}, &out)
+	call(t, cs, "remember", map[string]any{"page_id": "chat-42", "title": "周会", "content": "张三负责项目A，项目A隶属基础架构部。", "extraction_text": meeting}, &out)
 	assert.Equal(t, RememberOutput{PageStored: true, EntityIDs: []string{"person:张三", "project:项目a", "team:基础架构部"},
 		EntitiesCreated: 3, RelationsCreated: 2, Skipped: []string{}}, out)
 }
@@ -103,7 +103,9 @@ func TestTools(t *testing.T) {
 	for _, tool := range tools.Tools {
 		names = append(names, tool.Name)
 	}
-	assert.ElementsMatch(t, []string{"remember", "recall", "related", "paths", "history", "forget", "draw"}, names)
+	assert.ElementsMatch(t, []string{"remember", "recall", "related", "paths", "history", "forget", "draw",
+		"create_entities", "create_relations", "add_observations", "delete_entities", "delete_observations", "delete_relations",
+		"read_graph", "search_nodes", "open_nodes"}, names)
 	// No tool takes a file system location: everything goes into the one
 	// memory directory given on the command line.
 	for _, tool := range tools.Tools {
@@ -125,11 +127,13 @@ func TestTools(t *testing.T) {
 	text := call(t, cs, "recall", map[string]any{"query": "张三负责什么项目？", "max_results": 2}, &rec)
 	want, err := kgmem.NewMemoryRetriever(mem.Store(), kgmem.RetrieverConfig{MaxResults: 2}, kgmem.WithKnowledgeGraph(mem.Graph())).
 		Retrieve(ctx, "张三负责什么项目？")
+	// Scores are rounded to 3 decimals.
+	require.NotEqual(t, want.Items[0].Score, math.Round(want.Items[0].Score*1000)/1000, "a score with more decimals")
 	require.NoError(t, err)
 	assert.Equal(t, want.ContextBlock(0), text)
 	assert.Equal(t, want.ContextBlock(0), rec.Context)
 	require.Len(t, rec.Items, 2)
-	assert.Equal(t, Item{Kind: "page", ID: "chat-42", Score: want.Items[0].Score, Name: "周会",
+	assert.Equal(t, Item{Kind: "page", ID: "chat-42", Score: math.Round(want.Items[0].Score*1000) / 1000, Name: "周会",
 		Explanation: `张三 —works_on→ 项目A —mentioned_in→ 周会 (works_on ← "负责")`, Path: []string{"person:张三", "project:项目a"}}, rec.Items[0])
 	assert.Equal(t, "project:项目a", rec.Items[1].ID)
 	assert.Equal(t, "project", rec.Items[1].Type)
@@ -199,14 +203,14 @@ func TestRememberForms(t *testing.T) {
 	var out RememberOutput
 
 	// An extraction as a string, without a page: the graph only.
-	call(t, cs, "remember", map[string]any{"extraction": "Here you go: " + meeting}, &out)
+	call(t, cs, "remember", map[string]any{"extraction_text": "Here you go: " + meeting}, &out)
 	assert.Equal(t, 3, out.EntitiesCreated)
 	e, ok, _ := mem.Graph().GetEntity(ctx, "person:张三")
 	require.True(t, ok)
 	assert.Empty(t, e.SourceIDs)
 
 	// With a page_id but no content: the entities cite the page.
-	call(t, cs, "remember", map[string]any{"page_id": "p1", "extraction": map[string]any{"entities": []any{"Alice"}}}, &out)
+	call(t, cs, "remember", map[string]any{"page_id": "p1", "extraction_text": `{"entities": ["Alice"]}`}, &out)
 	e, ok, _ = mem.Graph().GetEntity(ctx, "entity:alice")
 	require.True(t, ok)
 	assert.Equal(t, []string{"p1"}, e.SourceIDs)
@@ -218,8 +222,27 @@ func TestRememberForms(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, "plain text", p.Content)
 
+	// A typed extraction, every field used.
+	call(t, cs, "remember", map[string]any{"page_id": "p3", "extraction": map[string]any{
+		"entities": []any{
+			map[string]any{"name": "Maria", "type": "person", "description": "an engineer", "aliases": []any{"Mia"}, "tags": []any{"team"}, "properties": map[string]any{"role": "lead"}},
+			map[string]any{"name": "Lisbon", "type": "city"}},
+		"relations": []any{map[string]any{"source": "Mia", "type": "lives_in", "target": "Lisbon", "weight": 0.5, "valid_from": "2024-03-01",
+			"source_type": "person", "description": "moved in March", "properties": map[string]any{"how": "told"}}},
+	}}, &out)
+	assert.Equal(t, RememberOutput{EntityIDs: []string{"person:maria", "city:lisbon"}, EntitiesCreated: 2, RelationsCreated: 1, Skipped: []string{}}, out)
+	e, ok, _ = mem.Graph().GetEntity(ctx, "person:maria")
+	require.True(t, ok)
+	assert.Equal(t, kgmem.Entity{ID: "person:maria", Name: "Maria", Type: "person", Description: "an engineer", Aliases: []string{"Mia"},
+		Tags: []string{"team"}, Properties: map[string]string{"role": "lead"}, SourceIDs: []string{"p3"}}, e)
+	r, ok, _ := mem.Graph().GetRelation(ctx, "person:maria", "city:lisbon", "lives_in")
+	require.True(t, ok)
+	assert.Equal(t, 0.5, r.Weight)
+	assert.Equal(t, "2024-03-01T00:00:00Z", r.ValidFrom.UTC().Format(time.RFC3339))
+	assert.Equal(t, map[string]string{"description": "moved in March", "how": "told"}, r.Properties)
+
 	// Skipped items are reported.
-	call(t, cs, "remember", map[string]any{"extraction": map[string]any{"relations": []any{[]any{"nobody", "knows", "noone"}}}}, &out)
+	call(t, cs, "remember", map[string]any{"extraction": map[string]any{"relations": []any{map[string]any{"source": "nobody", "type": "knows", "target": "noone"}}}}, &out)
 	assert.Len(t, out.Skipped, 1)
 }
 
@@ -239,8 +262,11 @@ func TestToolErrors(t *testing.T) {
 	}{
 		{"remember", map[string]any{}, "give content (with page_id) or an extraction"},
 		{"remember", map[string]any{"content": "x"}, "page_id is required with content"},
-		{"remember", map[string]any{"title": "t", "extraction": meeting}, "title is given without content"},
-		{"remember", map[string]any{"extraction": "{not json"}, "extraction"},
+		{"remember", map[string]any{"title": "t", "extraction_text": meeting}, "title is given without content"},
+		{"remember", map[string]any{"extraction_text": "{not json"}, "extraction"},
+		{"remember", map[string]any{"extraction": map[string]any{}, "extraction_text": "{}"}, "give extraction or extraction_text, not both"},
+		{"remember", map[string]any{"extraction": `{"entities": []}`}, "extraction"},
+		{"remember", map[string]any{"page_id": "obs:1", "content": "x"}, `IDs beginning with "obs:" are the observations'`},
 		{"remember", map[string]any{"extraction": map[string]any{"entities": 7}}, "entities"},
 		{"remember", map[string]any{"page_id": " ", "content": "x"}, "page_id is required"},
 		{"recall", map[string]any{"query": " "}, "query is empty"},

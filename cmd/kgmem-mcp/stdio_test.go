@@ -84,6 +84,9 @@ func TestStdioSubprocess(t *testing.T) {
 	cs := session()
 	assert.Equal(t, "kgmem", cs.InitializeResult().ServerInfo.Name)
 	remember(t, cs)
+	// A client written for the reference memory server.
+	call(t, cs, "create_entities", map[string]any{"entities": []any{
+		map[string]any{"name": "John_Smith", "entityType": "person", "observations": []any{"Speaks fluent Spanish"}}}}, nil)
 	require.NoError(t, cs.Close())
 
 	cs = session()
@@ -92,6 +95,9 @@ func TestStdioSubprocess(t *testing.T) {
 	call(t, cs, "recall", map[string]any{"query": "张三负责什么项目？", "max_results": 1}, &rec)
 	require.Len(t, rec.Items, 1)
 	assert.Equal(t, "chat-42", rec.Items[0].ID)
+	var g KnowledgeGraph
+	call(t, cs, "search_nodes", map[string]any{"query": "Spanish"}, &g)
+	assert.Equal(t, KnowledgeGraph{Entities: []RefEntity{john("Speaks fluent Spanish")}, Relations: []RefRelation{}}, g)
 	assert.Contains(t, callErr(t, cs, "related", map[string]any{"entity_id": "nobody"}), `unknown entity "nobody"`)
 }
 

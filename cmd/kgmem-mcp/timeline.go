@@ -24,15 +24,7 @@ func (t tools) mustEntity(ctx context.Context, tool, field, ref string) (kgmem.E
 	if strings.TrimSpace(ref) == "" {
 		return kgmem.Entity{}, toolError(tool, "%s is empty", field)
 	}
-	g := t.mem.Graph()
-	e, ok, err := g.GetEntity(ctx, ref)
-	switch {
-	case err != nil && !errors.Is(err, kgmem.ErrInvalidArgument):
-		return kgmem.Entity{}, t.kgError(tool, err)
-	case ok:
-		return e, nil
-	}
-	found, err := g.FindByName(ctx, ref)
+	found, err := t.findEntities(ctx, ref)
 	if err != nil {
 		return kgmem.Entity{}, t.kgError(tool, err)
 	}
@@ -58,6 +50,20 @@ func (t tools) mustEntity(ctx context.Context, tool, field, ref string) (kgmem.E
 		b.WriteString(")")
 	}
 	return kgmem.Entity{}, toolError(tool, "%s %q names %d entities: %s; give one's ID", field, ref, len(found), b.String())
+}
+
+// findEntities returns the entities ref names: the one whose ID ref is,
+// else those whose name or alias it is, as mustEntity matches them.
+func (t tools) findEntities(ctx context.Context, ref string) ([]kgmem.Entity, error) {
+	g := t.mem.Graph()
+	e, ok, err := g.GetEntity(ctx, ref)
+	switch {
+	case err != nil && !errors.Is(err, kgmem.ErrInvalidArgument):
+		return nil, err
+	case ok:
+		return []kgmem.Entity{e}, nil
+	}
+	return g.FindByName(ctx, ref)
 }
 
 // parseAsOf reads recall's as_of: an RFC 3339 date-time, or a date alone

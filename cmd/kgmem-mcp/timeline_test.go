@@ -29,7 +29,7 @@ func timelineMemory(t *testing.T, opts ...kgmem.DurableOption) (*kgmem.Memory, *
 	require.NoError(t, err)
 	t.Cleanup(func() { mem.Close() })
 	cs := connect(t, mem)
-	call(t, cs, "remember", map[string]any{"extraction": maria}, nil)
+	call(t, cs, "remember", map[string]any{"extraction_text": maria}, nil)
 	return mem, cs
 }
 
@@ -90,7 +90,7 @@ func TestRecallAsOf(t *testing.T) {
 func TestEntityByNameOrAlias(t *testing.T) {
 	mem, cs := timelineMemory(t)
 	// Two entities named Apollo, of two types.
-	call(t, cs, "remember", map[string]any{"extraction": `{"entities": [{"name": "Apollo", "type": "project"}, {"name": "Apollo", "type": "mission"}],
+	call(t, cs, "remember", map[string]any{"extraction_text": `{"entities": [{"name": "Apollo", "type": "project"}, {"name": "Apollo", "type": "mission"}],
 		"relations": [["Maria", "works_on", "project:Apollo"]]}`}, nil)
 	ents, err := mem.Graph().FindByName(context.Background(), "apollo")
 	require.NoError(t, err)
@@ -134,9 +134,15 @@ func TestEntityByNameOrAlias(t *testing.T) {
 	assert.Equal(t, []string{"person:carol", "person:maria", "city:lisbon"}, ps.Paths[0].EntityIDs)
 	assert.Equal(t, `paths: to "Apollo" names 2 entities: mission:apollo (Apollo, mission), project:apollo (Apollo, project); give one's ID`,
 		callErr(t, cs, "paths", map[string]any{"from": "Carol", "to": "Apollo"}))
-	// forget takes an ID only.
-	assert.Equal(t, `forget: unknown entity "Carol" (entity_id): recall or related list entity IDs`,
-		callErr(t, cs, "forget", map[string]any{"entity_id": "Carol"}))
+	// forget takes a name too, and refuses an ambiguous one.
+	assert.Equal(t, `forget: entity_id "Apollo" names 2 entities: mission:apollo (Apollo, mission), project:apollo (Apollo, project); give one's ID`,
+		callErr(t, cs, "forget", map[string]any{"entity_id": "Apollo"}))
+	var f ForgetOutput
+	call(t, cs, "forget", map[string]any{"entity_id": "Carol"}, &f)
+	assert.Equal(t, ForgetOutput{EntitiesRemoved: 1}, f)
+	_, ok, err := mem.Graph().GetEntity(context.Background(), "person:carol")
+	require.NoError(t, err)
+	assert.False(t, ok)
 }
 
 func TestEntityCandidatesBounded(t *testing.T) {
@@ -246,8 +252,8 @@ func TestSingleValuedFlag(t *testing.T) {
 	require.NoError(t, err)
 	defer mem.Close()
 	cs := connect(t, mem)
-	call(t, cs, "remember", map[string]any{"extraction": `{"entities": ["Bob", "Paris"], "relations": [["Bob", "lives_in", "Paris"]]}`}, nil)
-	call(t, cs, "remember", map[string]any{"extraction": `{"entities": ["Bob", "Rome"], "relations": [["Bob", "lives_in", "Rome"]]}`}, nil)
+	call(t, cs, "remember", map[string]any{"extraction_text": `{"entities": ["Bob", "Paris"], "relations": [["Bob", "lives_in", "Paris"]]}`}, nil)
+	call(t, cs, "remember", map[string]any{"extraction_text": `{"entities": ["Bob", "Rome"], "relations": [["Bob", "lives_in", "Rome"]]}`}, nil)
 	var rec RecallOutput
 	call(t, cs, "recall", map[string]any{"query": "Where does Bob live?", "strategy": "graph"}, &rec)
 	assert.Equal(t, "entity:rome", firstEntity(rec), "%+v", rec.Items)
@@ -262,7 +268,7 @@ func TestSingleValuedFlag(t *testing.T) {
 // stored vocabulary.
 func TestRecallUsesTheVocabulary(t *testing.T) {
 	mem, cs := timelineMemory(t)
-	call(t, cs, "remember", map[string]any{"extraction": `{"entities": ["Maria", {"name": "Dave", "type": "person"}], "relations": [["Dave", "mentors", "Maria"]]}`}, nil)
+	call(t, cs, "remember", map[string]any{"extraction_text": `{"entities": ["Maria", {"name": "Dave", "type": "person"}], "relations": [["Dave", "mentors", "Maria"]]}`}, nil)
 	q := map[string]any{"query": "who is the overseer of Maria?", "strategy": "graph"}
 	var rec RecallOutput
 	call(t, cs, "recall", q, &rec)
