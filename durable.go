@@ -17,17 +17,6 @@ var walErrors = wal.Sentinels{
 	Locked: ErrLocked, Journal: ErrJournal, Corrupt: ErrCorrupt, Closed: ErrClosed, Invalid: ErrInvalidArgument,
 }
 
-// Durable defaults.
-const (
-	// defaultSyncInterval is the period of SyncInterval when
-	// WithSyncInterval gives none.
-	defaultSyncInterval = wal.DefaultSyncInterval
-	// defaultCompactThreshold is the journal size past which a durable
-	// graph, store or memory compacts itself, when the journal is also
-	// larger than the snapshot: 64 MiB.
-	defaultCompactThreshold = wal.DefaultCompactAt
-)
-
 // SyncPolicy says when the journal is synced to stable storage. See Sync
 // policies in the package documentation for what each may lose.
 type SyncPolicy uint8

@@ -437,10 +437,10 @@ func (s *Store) Clear(ctx context.Context) error {
 	})
 }
 
-// storeHit is a ranked page: its raw BM25 and its normalised score.
+// storeHit is a ranked page and its raw BM25.
 type storeHit struct {
-	id         string
-	raw, score float64
+	id  string
+	raw float64
 }
 
 // Search returns up to limit pages matching query, best first; limit ≤ 0
