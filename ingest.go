@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kgmem/kgmem/internal/errmsg"
+	"github.com/kgmem/kgmem/internal/question"
 	"github.com/kgmem/kgmem/internal/quote"
 	"github.com/kgmem/kgmem/internal/textrule"
 )
@@ -387,7 +388,7 @@ func typeKey(s string) string { return normalizeSurface(s, '_') }
 // space, so that "WorksAt", "works-at", "works at" and "Works_At" are all
 // works_at. Runs of separators collapse to one '_'.
 func relationTypeKey(s string) string {
-	s = splitCamel(s)
+	s = question.SplitCamel(s)
 	var b strings.Builder
 	b.Grow(len(s))
 	for _, r := range s {

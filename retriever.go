@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kgmem/kgmem/internal/errmsg"
+	"github.com/kgmem/kgmem/internal/question"
 	"github.com/kgmem/kgmem/internal/quote"
 	"golang.org/x/sync/errgroup"
 )
@@ -269,7 +270,7 @@ type MemoryRetriever struct {
 	cfg       RetrieverConfig // defaults applied
 	raw       RetrieverConfig // as given, WithMaxResults applied: what a call's options start from
 	err       error           // the first invalid setting; every Retrieve returns it
-	vocab     *vocabIndex     // cfg.Vocabulary, compiled
+	vocab     *question.Vocab // cfg.Vocabulary, compiled
 	strategy  RetrievalStrategy
 	expansion TraverseOptions
 	at        *AsOf // WithAsOf; nil: expansion.AsOf

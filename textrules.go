@@ -4,9 +4,8 @@ import "github.com/kgmem/kgmem/internal/textrule"
 
 // The text rules live in internal/textrule, which package pgraph shares.
 // The unexported names below forward to it for the files that use them
-// under these names (question analysis, time and connection questions, the
-// walk, spreading activation),
-// and bind the rules that return errors to ErrInvalidArgument.
+// under these names (time and connection questions, the walk, spreading
+// activation), and bind the rules that return errors to ErrInvalidArgument.
 
 // linkUnit is one link unit of a text (textrule.Unit).
 type linkUnit = textrule.Unit
@@ -18,17 +17,8 @@ type uniqueStrings = textrule.UniqueStrings
 // splitUnits forwards to textrule.SplitUnits.
 func splitUnits(text string) []linkUnit { return textrule.SplitUnits(text) }
 
-// isCJK forwards to textrule.IsCJK.
-func isCJK(r rune) bool { return textrule.IsCJK(r) }
-
-// stem forwards to textrule.Stem.
-func stem(w string) string { return textrule.Stem(w) }
-
 // isStopWord forwards to textrule.IsStopWord.
 func isStopWord(w string) bool { return textrule.IsStopWord(w) }
-
-// isCJKStopChar forwards to textrule.IsCJKStopChar.
-func isCJKStopChar(r rune) bool { return textrule.IsCJKStopChar(r) }
 
 // normalizeTags is textrule.NormalizeTags with its errors wrapping
 // ErrInvalidArgument.

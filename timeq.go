@@ -2,12 +2,10 @@ package kgmem
 
 import (
 	"context"
-	"regexp"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/kgmem/kgmem/internal/question"
 )
 
 // Time in a question: the graph channel reads, without a model, the words
@@ -34,807 +32,20 @@ import (
 // of an entity's name the question links ("Now You See Me", a year that is
 // an entity) is a name, not time. A question without time words is
 // answered exactly as before.
+//
+// The reading of the words into time cues is internal/question's
+// (question.ParseTime); this file resolves them over a graph: the facts an
+// order names, and the instant the walk reads at.
 
-// timeKind is what a time cue asks for.
-type timeKind uint8
-
+// validYearMin and validYearMax must equal question.MinYear and
+// question.MaxYear, the years a question's dates may have: the conversions
+// below overflow, and the package does not compile, when they differ.
 const (
-	timeNow    timeKind = iota // "now": the default instant
-	timeAt                     // an instant or a period
-	timeAll                    // every value over time
-	timeBefore                 // just before an instant or a fact
-	timeAfter                  // after an instant or a fact
-	timeDuring                 // while a fact held
+	_ = uint(validYearMin - question.MinYear)
+	_ = uint(question.MinYear - validYearMin)
+	_ = uint(validYearMax - question.MaxYear)
+	_ = uint(question.MaxYear - validYearMax)
 )
-
-// timeCue is one phrase of a question about time.
-type timeCue struct {
-	kind timeKind
-	// own are the byte spans of the time words themselves; a cue whose
-	// words overlap an entity mention is dropped.
-	own [][2]int
-	// mask are the byte spans hidden from linking and relation matching:
-	// own, and for an order relative to a fact, the clause naming it.
-	mask [][2]int
-	// period: for timeAt, and for an order relative to a time, the
-	// period [from, to) and its label ("2023", "2021-03").
-	from, to time.Time
-	label    string
-	timed    bool // from/to are set
-	// clause is, for an order relative to a fact, the byte span where the
-	// entity of the fact is named; last picks the last mention in it
-	// (Chinese, where the order word follows) instead of the first.
-	clause [2]int
-	last   bool
-	// starts and ends say which end of the fact the clause names
-	// ("joined", "left"); neither means before its start, after its end.
-	starts, ends bool
-}
-
-// words returns the cue's words as written: its own spans joined by a
-// space.
-func (c *timeCue) words(query string) string {
-	parts := make([]string, 0, len(c.own))
-	for _, s := range c.own {
-		parts = append(parts, query[s[0]:s[1]])
-	}
-	if c.clause[1] > c.clause[0] && len(c.mask) > 0 {
-		// An order relative to a fact: the whole masked phrase.
-		m := c.mask[len(c.mask)-1]
-		return strings.TrimSpace(query[m[0]:m[1]])
-	}
-	return strings.Join(parts, " ")
-}
-
-// English vocabulary of time.
-var (
-	monthNames = map[string]time.Month{
-		"january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4,
-		"may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8, "september": 9,
-		"sep": 9, "sept": 9, "october": 10, "oct": 10, "november": 11, "nov": 11, "december": 12, "dec": 12,
-	}
-	numberWords = map[string]int{
-		"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-		"eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "couple": 2, "several": 3,
-	}
-	nowWords = map[string]bool{
-		"now": true, "currently": true, "current": true, "presently": true, "nowadays": true, "today": true,
-		"still": true,
-	}
-	historyWords = map[string]bool{
-		"ever": true, "previously": true, "formerly": true, "former": true, "past": true, "previous": true,
-		"earlier": true, "once": true,
-	}
-	orderWords = map[string]timeKind{
-		"before": timeBefore, "until": timeBefore, "till": timeBefore, "after": timeAfter, "since": timeAfter,
-		"following": timeAfter, "while": timeDuring, "during": timeDuring, "when": timeDuring,
-	}
-	startWords = map[string]bool{
-		"joined": true, "join": true, "joining": true, "joins": true, "started": true, "start": true, "starting": true,
-		"moved": true, "move": true, "moving": true, "began": true, "begin": true, "beginning": true, "became": true,
-		"arrived": true, "arriving": true, "hired": true, "entered": true, "relocated": true, "relocating": true,
-	}
-	endWords = map[string]bool{
-		"left": true, "leave": true, "leaving": true, "quit": true, "quitting": true, "departed": true,
-		"departing": true, "stopped": true, "ended": true, "resigned": true, "retired": true,
-	}
-	// irregularParticiples are past participles that do not end in -ed.
-	irregularParticiples = map[string]bool{
-		"been": true, "had": true, "held": true, "gone": true, "done": true, "made": true, "taught": true,
-		"led": true, "won": true, "written": true, "built": true, "known": true, "met": true, "seen": true,
-		"taken": true, "run": true, "dwelt": true, "spent": true, "belonged": true, "given": true, "sat": true,
-	}
-	auxiliaries = map[string]bool{"has": true, "have": true, "had": true, "s": true, "ve": true}
-)
-
-// Chinese patterns of time.
-const (
-	zhDigits = `[0-9０-９〇零一二两三四五六七八九十]`
-)
-
-var (
-	zhDate = regexp.MustCompile(`(在|于|從|从)?(` + zhDigits + `{4})年(?:(` + zhDigits + `{1,3})月(?:(` + zhDigits +
-		`{1,3})[日号])?)?(上半年|下半年|年初|年底|年末|年中|初|底|末|中)?(之前|以前|之后|以后|前|后|起)?`)
-	zhAgo      = regexp.MustCompile(`(` + zhDigits + `{1,3}|几)(年|个月|個月|周|个星期|天)(之?前|以前)`)
-	zhRelative = regexp.MustCompile(`(在|于)?(大前年|前年|去年|今年|上个月|上個月|上月|这个月|這個月|本月)`)
-	zhPunct    = "，,。？?！!；;：:"
-	// The Chinese words of now, of history and of order, longest first
-	// where one holds another.
-	zhNow     = []string{"现在", "現在", "目前", "当前", "當前", "如今", "眼下", "现任", "現任", "当下", "此刻"}
-	zhHistory = []string{"一直以来", "曾经", "曾經", "历来", "歷來", "先后", "先後", "过去", "過去", "历任", "歷任", "以往", "从前", "從前", "曾"}
-	zhOrder   = []string{"的时候", "的時候", "期间", "期間", "之前", "以前", "之后", "之後", "以后", "以後"}
-)
-
-// parseTimeCues returns the time cues of query, whose units (splitUnits)
-// are units, in order of position, with the periods that depend on the
-// clock read at now. Cues do not overlap.
-func parseTimeCues(query string, units []linkUnit, now time.Time) []timeCue {
-	var cues []timeCue
-	taken := func(s, e int) bool {
-		for i := range cues {
-			for _, m := range cues[i].own {
-				if s < m[1] && m[0] < e {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	add := func(c timeCue) {
-		for _, s := range c.own {
-			if taken(s[0], s[1]) {
-				return
-			}
-		}
-		if len(c.mask) == 0 {
-			c.mask = c.own
-		}
-		cues = append(cues, c)
-	}
-	if hasCJK(query) {
-		parseChinese(query, now, add)
-	}
-	parseEnglish(query, units, now, add)
-	sortCues(cues)
-	return cues
-}
-
-func sortCues(cues []timeCue) {
-	for i := 1; i < len(cues); i++ {
-		for j := i; j > 0 && cues[j].own[0][0] < cues[j-1].own[0][0]; j-- {
-			cues[j], cues[j-1] = cues[j-1], cues[j]
-		}
-	}
-}
-
-func hasCJK(s string) bool {
-	for _, r := range s {
-		if isCJK(r) {
-			return true
-		}
-	}
-	return false
-}
-
-// zhNumber reads a number written in digits (ASCII or full width) or in
-// Chinese numerals ("二〇二三", "十二", "两"); ok is false otherwise.
-func zhNumber(s string) (int, bool) {
-	if s == "几" {
-		return 3, true
-	}
-	digits := map[rune]int{'〇': 0, '零': 0, '一': 1, '二': 2, '两': 2, '三': 3, '四': 4, '五': 5, '六': 6, '七': 7, '八': 8, '九': 9}
-	var plain strings.Builder
-	positional := !strings.ContainsRune(s, '十')
-	for _, r := range s {
-		switch {
-		case r >= '0' && r <= '9':
-			plain.WriteRune(r)
-		case r >= '０' && r <= '９':
-			plain.WriteRune('0' + (r - '０'))
-		case positional:
-			d, ok := digits[r]
-			if !ok {
-				return 0, false
-			}
-			plain.WriteRune(rune('0' + d))
-		}
-	}
-	if positional {
-		n, err := strconv.Atoi(plain.String())
-		return n, err == nil
-	}
-	// 十, 十二, 二十, 二十三.
-	tens, ones, seenTen := 0, 0, false
-	for _, r := range s {
-		if r == '十' {
-			seenTen = true
-			if ones == 0 {
-				ones = 1
-			}
-			tens, ones = ones, 0
-			continue
-		}
-		d, ok := digits[r]
-		if !ok {
-			return 0, false
-		}
-		ones = d
-	}
-	if !seenTen {
-		return 0, false
-	}
-	return tens*10 + ones, true
-}
-
-// parseChinese finds the Chinese cues of query.
-func parseChinese(query string, now time.Time, add func(timeCue)) {
-	hasYear, hasMonth := strings.Contains(query, "年"), strings.Contains(query, "月")
-	if !hasYear && !hasMonth && !strings.ContainsAny(query, "周天现現目当當如眼此曾历歷先过過以从從一的期之") {
-		return
-	}
-	parseChineseDates(query, now, add, hasYear, hasMonth)
-	parseChineseWords(query, add)
-}
-
-// parseChineseDates finds the dates and the times relative to now.
-func parseChineseDates(query string, now time.Time, add func(timeCue), hasYear, hasMonth bool) {
-	if !hasYear && !hasMonth {
-		return
-	}
-	for _, m := range zhDate.FindAllStringSubmatchIndex(query, -1) {
-		y, ok := zhNumber(query[m[4]:m[5]])
-		if !ok || y < validYearMin || y > validYearMax {
-			continue
-		}
-		mon, day := 0, 0
-		if m[6] >= 0 {
-			if mon, ok = zhNumber(query[m[6]:m[7]]); !ok || mon < 1 || mon > 12 {
-				continue
-			}
-		}
-		if m[8] >= 0 {
-			if day, ok = zhNumber(query[m[8]:m[9]]); !ok || day < 1 || day > 31 {
-				day = 0
-			}
-		}
-		from, to, label := datePeriod(y, time.Month(mon), day)
-		if m[10] >= 0 {
-			from, to = partOf(from, to, query[m[10]:m[11]])
-		}
-		c := timeCue{kind: timeAt, own: [][2]int{{m[0], m[1]}}, from: from, to: to, label: label, timed: true}
-		if m[12] >= 0 {
-			switch query[m[12]:m[13]] {
-			case "之前", "以前", "前":
-				c.kind = timeBefore
-			case "起":
-				c.kind = timeAt
-			default:
-				c.kind = timeAfter
-			}
-		}
-		add(c)
-	}
-	for _, m := range zhAgo.FindAllStringSubmatchIndex(query, -1) {
-		n, ok := zhNumber(query[m[2]:m[3]])
-		if !ok || n <= 0 {
-			continue
-		}
-		var at time.Time
-		switch query[m[4]:m[5]] {
-		case "年":
-			at = now.AddDate(-n, 0, 0)
-		case "个月", "個月":
-			at = now.AddDate(0, -n, 0)
-		case "周", "个星期":
-			at = now.AddDate(0, 0, -7*n)
-		default:
-			at = now.AddDate(0, 0, -n)
-		}
-		from, to, label := dayPeriod(at)
-		add(timeCue{kind: timeAt, own: [][2]int{{m[0], m[1]}}, from: from, to: to, label: label, timed: true})
-	}
-	for _, m := range zhRelative.FindAllStringSubmatchIndex(query, -1) {
-		y, mo, _ := now.Date()
-		var from, to time.Time
-		var label string
-		switch query[m[4]:m[5]] {
-		case "大前年":
-			from, to, label = datePeriod(y-3, 0, 0)
-		case "前年":
-			from, to, label = datePeriod(y-2, 0, 0)
-		case "去年":
-			from, to, label = datePeriod(y-1, 0, 0)
-		case "今年":
-			from, to, label = datePeriod(y, 0, 0)
-		case "这个月", "這個月", "本月":
-			from, to, label = datePeriod(y, mo, 0)
-		default:
-			p := time.Date(y, mo-1, 1, 0, 0, 0, 0, time.UTC)
-			from, to, label = datePeriod(p.Year(), p.Month(), 0)
-		}
-		add(timeCue{kind: timeAt, own: [][2]int{{m[0], m[1]}}, from: from, to: to, label: label, timed: true})
-	}
-}
-
-// parseChineseWords finds "now", history and order words.
-func parseChineseWords(query string, add func(timeCue)) {
-	for _, m := range findWords(query, zhNow) {
-		add(timeCue{kind: timeNow, own: [][2]int{{m[0], m[1]}}})
-	}
-	for _, m := range findWords(query, zhHistory) {
-		add(timeCue{kind: timeAll, own: [][2]int{{m[0], m[1]}}})
-	}
-	// 都…过 and a verb's 过 ("住过"): something done at some time.
-	if i := strings.Index(query, "过"); i >= 0 {
-		for ; i >= 0 && i < len(query); i = nextIndex(query, "过", i+len("过")) {
-			if !experiential(query, i) {
-				continue
-			}
-			own := [][2]int{{i, i + len("过")}}
-			if d := strings.LastIndex(clauseBefore(query, i), "都"); d >= 0 {
-				d += clauseStart(query, i)
-				own = [][2]int{{d, d + len("都")}, own[0]}
-			}
-			add(timeCue{kind: timeAll, own: own})
-		}
-	}
-	for _, m := range findWords(query, zhOrder) {
-		kind := timeAfter
-		switch query[m[0]:m[1]] {
-		case "之前", "以前":
-			kind = timeBefore
-		case "的时候", "的時候", "期间", "期間":
-			kind = timeDuring
-		}
-		c := timeCue{kind: kind, own: [][2]int{{m[0], m[1]}}, clause: [2]int{clauseStart(query, m[0]), m[0]}, last: true}
-		region := query[c.clause[0]:c.clause[1]]
-		for _, w := range []string{"离开", "離開", "辞职", "辭職", "离职", "離職", "搬离", "搬離", "退出"} {
-			if strings.Contains(region, w) {
-				c.ends = true
-			}
-		}
-		for _, w := range []string{"加入", "搬到", "搬去", "搬进", "入职", "入職", "开始", "開始", "进入", "進入", "来到", "來到"} {
-			if strings.Contains(region, w) {
-				c.starts = true
-			}
-		}
-		add(c)
-	}
-}
-
-// findWords returns the byte spans of every occurrence of words in s, in
-// the order of words, then of position.
-func findWords(s string, words []string) [][2]int {
-	var out [][2]int
-	for _, w := range words {
-		for i := strings.Index(s, w); i >= 0; i = nextIndex(s, w, i+len(w)) {
-			out = append(out, [2]int{i, i + len(w)})
-		}
-	}
-	return out
-}
-
-func nextIndex(s, sub string, from int) int {
-	if from >= len(s) {
-		return -1
-	}
-	i := strings.Index(s[from:], sub)
-	if i < 0 {
-		return -1
-	}
-	return from + i
-}
-
-// experiential reports whether the 过 at byte i is the aspect of the verb
-// before it ("住过", "工作过"), not part of a word (通过, 过去, 不过, 超过).
-func experiential(query string, i int) bool {
-	prev, _ := utf8.DecodeLastRuneInString(query[:i])
-	next, _ := utf8.DecodeRuneInString(query[i+len("过"):])
-	if !isCJK(prev) || strings.ContainsRune("通经經不超难難越度路错錯", prev) {
-		return false
-	}
-	return !strings.ContainsRune("去来來程年滤濾", next)
-}
-
-// clauseStart returns the byte offset where the clause holding byte i
-// starts: after the last punctuation before it, or 0.
-func clauseStart(query string, i int) int {
-	if j := strings.LastIndexAny(query[:i], zhPunct); j >= 0 {
-		_, size := utf8.DecodeRuneInString(query[j:])
-		return j + size
-	}
-	return 0
-}
-
-func clauseBefore(query string, i int) string { return query[clauseStart(query, i):i] }
-
-// datePeriod returns the period of a year, a month of it (mon > 0) or a
-// day (day > 0), with its label.
-func datePeriod(y int, mon time.Month, day int) (from, to time.Time, label string) {
-	switch {
-	case mon == 0:
-		from = time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC)
-		return from, from.AddDate(1, 0, 0), from.Format("2006")
-	case day == 0:
-		from = time.Date(y, mon, 1, 0, 0, 0, 0, time.UTC)
-		return from, from.AddDate(0, 1, 0), from.Format("2006-01")
-	}
-	from = time.Date(y, mon, day, 0, 0, 0, 0, time.UTC)
-	if from.Month() != mon {
-		from = time.Date(y, mon+1, 0, 0, 0, 0, 0, time.UTC) // 31 in a 30-day month: its last day
-	}
-	return from, from.AddDate(0, 0, 1), from.Format("2006-01-02")
-}
-
-// dayPeriod returns the day that holds t, in UTC.
-func dayPeriod(t time.Time) (from, to time.Time, label string) {
-	y, m, d := t.UTC().Date()
-	return datePeriod(y, m, d)
-}
-
-// partOf narrows a period to the part a word names: early, mid, late,
-// 年初, 上半年.
-func partOf(from, to time.Time, part string) (time.Time, time.Time) {
-	span := to.Sub(from)
-	switch part {
-	case "early", "start", "beginning", "初", "年初", "上半年":
-		return from, from.Add(span / 3)
-	case "mid", "middle", "中", "年中":
-		return from.Add(span / 3), from.Add(2 * span / 3)
-	case "late", "end", "底", "末", "年底", "年末", "下半年":
-		return from.Add(2 * span / 3), to
-	}
-	return from, to
-}
-
-// parseEnglish finds the English cues of query.
-func parseEnglish(query string, toks []linkUnit, now time.Time, add func(timeCue)) {
-	key := func(i int) string {
-		if i < 0 || i >= len(toks) || !toks[i].Word {
-			return ""
-		}
-		return toks[i].Key
-	}
-	// between reports the raw text between tokens i and i+1.
-	between := func(i int) string {
-		if i+1 >= len(toks) {
-			return query[toks[i].End:]
-		}
-		return query[toks[i].End:toks[i+1].Start]
-	}
-	clauseEnd := func(i int) int { // the last token of the clause from token i on
-		for j := i; j < len(toks); j++ {
-			if !toks[j].Word && strings.ContainsAny(toks[j].Key, zhPunct) || strings.ContainsAny(between(j), ",;?!.:，。？！；") {
-				return j
-			}
-		}
-		return len(toks) - 1
-	}
-	span := func(i, j int) [2]int { return [2]int{toks[i].Start, toks[j].End} }
-	ago := slices.ContainsFunc(toks, func(t linkUnit) bool { return t.Key == "ago" })
-	for i := 0; i < len(toks); i++ {
-		w := key(i)
-		if w == "" || !timeTrigger(w, ago) {
-			continue
-		}
-		// An instant or a period, with the words before it that belong to
-		// it ("in", "early", "the start of").
-		if !periodStart(w, ago) {
-			// not the start of a period
-		} else if from, to, label, first, last, ok := englishPeriod(toks, key, between, i, now); ok {
-			c := timeCue{kind: timeAt, own: [][2]int{span(first, last)}, from: from, to: to, label: label, timed: true}
-			if k, ok := orderWords[key(first-1)]; ok && k != timeDuring {
-				c.kind = k
-				c.own[0][0] = toks[first-1].Start
-				if key(first-1) == "since" {
-					c.kind = timeAt // since 2020: as of 2020
-				}
-			} else if key(first-1) == "to" && key(first-2) == "prior" {
-				c.kind = timeBefore
-				c.own[0][0] = toks[first-2].Start
-			}
-			add(c)
-			i = last
-			continue
-		}
-		switch {
-		case nowWords[w]:
-			own := [][2]int{span(i, i)}
-			if w == "now" && key(i-1) == "right" {
-				own = [][2]int{span(i-1, i)}
-			}
-			add(timeCue{kind: timeNow, own: own})
-		case w == "nowadays" || w == "these" && key(i+1) == "days":
-			add(timeCue{kind: timeNow, own: [][2]int{span(i, i+1)}})
-			i++
-		case w == "at" && (key(i+1) == "present" || key(i+1) == "the" && key(i+2) == "moment"):
-			j := i + 1
-			if key(j) == "the" {
-				j = i + 2
-			}
-			add(timeCue{kind: timeNow, own: [][2]int{span(i, j)}})
-			i = j
-		case (w == "used" || w == "use") && key(i+1) == "to" && !passive(key(i-1)):
-			add(timeCue{kind: timeAll, own: [][2]int{span(i, i+1)}})
-			i++
-		case w == "in" && key(i+1) == "the" && key(i+2) == "past":
-			add(timeCue{kind: timeAll, own: [][2]int{span(i, i+2)}})
-			i += 2
-		case (w == "over" || w == "through" || w == "throughout") && key(i+1) == "the" && key(i+2) == "years":
-			add(timeCue{kind: timeAll, own: [][2]int{span(i, i+2)}})
-			i += 2
-		case w == "at" && (key(i+1) == "any" || key(i+1) == "some" || key(i+1) == "one") && (key(i+2) == "point" || key(i+2) == "time"):
-			add(timeCue{kind: timeAll, own: [][2]int{span(i, i+2)}})
-			i += 2
-		case historyWords[w]:
-			if w == "once" && i == 0 {
-				continue
-			}
-			add(timeCue{kind: timeAll, own: [][2]int{span(i, i)}})
-		case auxiliaries[w]:
-			// The perfect: "has lived", "have you worked", "'s been".
-			for j := i + 1; j < len(toks) && j <= i+4; j++ {
-				if p := key(j); p != "" && (strings.HasSuffix(p, "ed") && len(p) > 3 || irregularParticiples[p]) {
-					if w == "s" && p != "been" {
-						break // "Maria's been"; "Maria's employer" is no perfect
-					}
-					add(timeCue{kind: timeAll, own: [][2]int{span(i, i), span(j, j)}, mask: [][2]int{span(i, i)}})
-					break
-				}
-			}
-		}
-		if k, ok := orderWords[w]; ok || w == "prior" && key(i+1) == "to" {
-			first := i
-			if !ok {
-				k, i = timeBefore, i+1
-			}
-			if w == "when" && first == 0 {
-				continue // "when did …" asks for a time
-			}
-			if _, _, _, _, _, isPeriod := englishPeriod(toks, key, between, i+1, now); isPeriod {
-				continue // "before 2022": read with the period
-			}
-			end := clauseEnd(i)
-			if end == i || i+1 >= len(toks) {
-				if k == timeBefore {
-					// "lived in Berlin before?": at some earlier time.
-					add(timeCue{kind: timeAll, own: [][2]int{span(first, i)}})
-				}
-				continue
-			}
-			c := timeCue{kind: k, own: [][2]int{span(first, i)}, clause: [2]int{toks[i+1].Start, toks[end].End}}
-			for j := i + 1; j <= end; j++ {
-				c.starts = c.starts || startWords[key(j)]
-				c.ends = c.ends || endWords[key(j)]
-			}
-			add(c)
-		}
-	}
-}
-
-// periodWords may start a period ("early 2020", "the 1990s", "last
-// year"); besides them, a number and a month's name may.
-var periodWords = map[string]bool{
-	"early": true, "mid": true, "late": true, "the": true, "last": true, "this": true, "previous": true, "yesterday": true,
-}
-
-// otherTriggers are the other words a cue may start with.
-var otherTriggers = map[string]bool{
-	"right": true, "these": true, "at": true, "used": true, "use": true, "in": true, "over": true, "through": true,
-	"throughout": true, "prior": true,
-}
-
-// periodStart reports whether a period may start at word w; ago says
-// whether the question has the word "ago".
-func periodStart(w string, ago bool) bool {
-	if w[0] >= '0' && w[0] <= '9' || monthNames[w] != 0 || periodWords[w] {
-		return true
-	}
-	_, n := numberWords[w]
-	return n && ago
-}
-
-// timeTrigger reports whether a cue may start at word w, so that a
-// question without time words costs one map lookup or two a word.
-func timeTrigger(w string, ago bool) bool {
-	if periodStart(w, ago) || nowWords[w] || historyWords[w] || auxiliaries[w] || otherTriggers[w] {
-		return true
-	}
-	_, order := orderWords[w]
-	return order
-}
-
-// passive reports whether w before "used to" makes it the passive ("is
-// used to write").
-func passive(w string) bool {
-	switch w {
-	case "is", "are", "was", "were", "be", "been", "being", "s", "re":
-		return true
-	}
-	return false
-}
-
-// englishPeriod reads an instant or period that starts at token i: a year,
-// a month and year, a date, a decade, or a time relative to now. first and
-// last are the tokens it covers, with the words before it that belong to
-// it.
-func englishPeriod(toks []linkUnit, key func(int) string, between func(int) string, i int, now time.Time) (from, to time.Time, label string, first, last int, ok bool) {
-	y, mo, _ := now.UTC().Date()
-	first = i
-	// The part of the period: "early", "late 2020", "the end of 2020".
-	part := ""
-	switch w := key(i); w {
-	case "early", "mid", "late":
-		part = w
-		i++
-	case "the":
-		if p := key(i + 1); (p == "start" || p == "beginning" || p == "end" || p == "middle") && key(i+2) == "of" {
-			part = p
-			i += 3
-		}
-	}
-	if part != "" && key(i) == "" {
-		return from, to, "", 0, 0, false
-	}
-	w := key(i)
-	last = i
-	switch {
-	case yearWord(w) > 0 && !(key(i+1) != "" && isDigits(key(i+1)) && strings.TrimSpace(between(i)) == ""):
-		yr := yearWord(w)
-		mon, day := 0, 0
-		// ISO: 2021-03, 2021-03-15, 2021/03.
-		if sep := between(i); (sep == "-" || sep == "/") && isDigits(key(i+1)) {
-			if m, _ := strconv.Atoi(key(i + 1)); m >= 1 && m <= 12 {
-				mon, last = m, i+1
-				if sep2 := between(i + 1); sep2 == sep && isDigits(key(i+2)) {
-					if d, _ := strconv.Atoi(key(i + 2)); d >= 1 && d <= 31 {
-						day, last = d, i+2
-					}
-				}
-			}
-		}
-		from, to, label = datePeriod(yr, time.Month(mon), day)
-	case monthNames[w] != 0:
-		m := monthNames[w]
-		j := i + 1
-		day := 0
-		if d := dayWord(key(j)); d > 0 && yearWord(key(j+1)) > 0 {
-			day, j = d, j+1
-		}
-		if key(j) == "of" {
-			j++
-		}
-		yr := yearWord(key(j))
-		if yr == 0 {
-			return from, to, "", 0, 0, false
-		}
-		from, to, label = datePeriod(yr, m, day)
-		last = j
-	case dayWord(w) > 0 && monthNames[key(i+1)] != 0 && yearWord(key(i+2)) > 0:
-		from, to, label = datePeriod(yearWord(key(i+2)), monthNames[key(i+1)], dayWord(w))
-		last = i + 2
-	case decadeWord(w) > 0:
-		d := decadeWord(w)
-		from = time.Date(d, 1, 1, 0, 0, 0, 0, time.UTC)
-		to, label = from.AddDate(10, 0, 0), w
-	case (w == "last" || w == "this" || w == "previous") && (key(i+1) == "year" || key(i+1) == "month"):
-		off := 0
-		if w != "this" {
-			off = -1
-		}
-		if key(i+1) == "year" {
-			from, to, label = datePeriod(y+off, 0, 0)
-		} else {
-			p := time.Date(y, mo+time.Month(off), 1, 0, 0, 0, 0, time.UTC)
-			from, to, label = datePeriod(p.Year(), p.Month(), 0)
-		}
-		last = i + 1
-	case w == "the" && key(i+1) == "year" && key(i+2) == "before" && key(i+3) == "last":
-		from, to, label = datePeriod(y-2, 0, 0)
-		last = i + 3
-	case w == "yesterday":
-		from, to, label = dayPeriod(now.AddDate(0, 0, -1))
-	default:
-		// "two years ago", "a couple of months ago", "3 years ago".
-		n, j := agoCount(key, i)
-		if n == 0 {
-			return from, to, "", 0, 0, false
-		}
-		unit := strings.TrimSuffix(key(j), "s")
-		if key(j+1) != "ago" {
-			return from, to, "", 0, 0, false
-		}
-		var at time.Time
-		switch unit {
-		case "year":
-			at = now.AddDate(-n, 0, 0)
-		case "decade":
-			at = now.AddDate(-10*n, 0, 0)
-		case "month":
-			at = now.AddDate(0, -n, 0)
-		case "week":
-			at = now.AddDate(0, 0, -7*n)
-		case "day":
-			at = now.AddDate(0, 0, -n)
-		default:
-			return from, to, "", 0, 0, false
-		}
-		from, to, label = dayPeriod(at)
-		last = j + 1
-	}
-	if from.IsZero() {
-		return from, to, "", 0, 0, false
-	}
-	if part != "" {
-		from, to = partOf(from, to, part)
-		label = part + " " + label
-	}
-	// The words before the period that belong to it.
-	switch key(first - 1) {
-	case "in", "on", "during", "around", "circa", "of":
-		if key(first-1) == "of" && key(first-2) != "as" {
-			break
-		}
-		first--
-		if key(first) == "of" {
-			first--
-		}
-	case "the":
-		first--
-		if key(first-1) == "in" || key(first-1) == "during" {
-			first--
-		}
-	}
-	return from, to, label, first, last, true
-}
-
-// agoCount reads the count of "two years ago" at token i: the number and
-// the index of the unit's token.
-func agoCount(key func(int) string, i int) (int, int) {
-	w := key(i)
-	if w == "a" && key(i+1) == "couple" && key(i+2) == "of" {
-		return 2, i + 3
-	}
-	if w == "a" && key(i+1) == "few" {
-		return 3, i + 2
-	}
-	if n, ok := numberWords[w]; ok {
-		return n, i + 1
-	}
-	if isDigits(w) && len(w) <= 3 {
-		n, _ := strconv.Atoi(w)
-		return n, i + 1
-	}
-	return 0, i
-}
-
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// yearWord returns the year a word writes (1000 to 2999), or 0.
-func yearWord(w string) int {
-	if len(w) != 4 || !isDigits(w) {
-		return 0
-	}
-	y, _ := strconv.Atoi(w)
-	if y < 1000 || y > 2999 {
-		return 0
-	}
-	return y
-}
-
-// dayWord returns the day of the month a word writes ("15", "15th"), or 0.
-func dayWord(w string) int {
-	for _, suf := range []string{"st", "nd", "rd", "th"} {
-		w = strings.TrimSuffix(w, suf)
-	}
-	if !isDigits(w) || len(w) > 2 {
-		return 0
-	}
-	d, _ := strconv.Atoi(w)
-	if d < 1 || d > 31 {
-		return 0
-	}
-	return d
-}
-
-// decadeWord returns the first year of a decade a word writes ("1990s"),
-// or 0.
-func decadeWord(w string) int {
-	if len(w) != 5 || w[4] != 's' || w[3] != '0' {
-		return 0
-	}
-	return yearWord(w[:4])
-}
 
 // timeRead is what a question's time words made the graph channel read: the
 // label of the time and the words, for RetrievalItem.AsOfLabel and AsOfCue.
@@ -901,7 +112,7 @@ func (r *MemoryRetriever) readTime(ctx context.Context, g KnowledgeGraph, query 
 	units := splitUnits(query)
 	qt := questionTime{query: query, units: units}
 	now := graphNow(g)
-	cues := parseTimeCues(query, units, now)
+	cues := question.ParseTime(query, units, now)
 	if len(cues) == 0 {
 		return qt, nil
 	}
@@ -919,21 +130,21 @@ func (r *MemoryRetriever) readTime(ctx context.Context, g KnowledgeGraph, query 
 		return false
 	}
 	// Time words that are part of a name are the name.
-	cues = slices.DeleteFunc(cues, func(c timeCue) bool { return slices.ContainsFunc(c.own, overlaps) })
-	var chosen *timeCue
+	cues = slices.DeleteFunc(cues, func(c question.TimeCue) bool { return slices.ContainsFunc(c.Own, overlaps) })
+	var chosen *question.TimeCue
 	var masks [][2]int
 	for i := range cues {
 		c := &cues[i]
 		switch {
-		case c.clause[1] > c.clause[0]:
+		case c.Clause[1] > c.Clause[0]:
 			if !r.resolveOrder(ctx, g, c, mentions, now) {
 				continue
 			}
-		case c.timed:
-			c.resolvePeriod(now)
+		case c.Timed:
+			c.ResolvePeriod(now)
 		}
-		masks = append(masks, c.mask...)
-		if chosen == nil || timeRank(c.kind) > timeRank(chosen.kind) {
+		masks = append(masks, c.Mask...)
+		if chosen == nil || timeRank(c.Kind) > timeRank(chosen.Kind) {
 			chosen = c
 		}
 	}
@@ -951,28 +162,28 @@ func (r *MemoryRetriever) readTime(ctx context.Context, g KnowledgeGraph, query 
 	if r.explicitAsOf() {
 		return qt, nil
 	}
-	qt.read.words = chosen.words(query)
+	qt.read.words = chosen.Words(query)
 	switch {
-	case chosen.kind == timeNow:
+	case chosen.Kind == question.TimeNow:
 		qt.read.label = "now"
-	case chosen.kind == timeAll:
+	case chosen.Kind == question.TimeAll:
 		qt.asOf, qt.set, qt.read.label = AsOf{AllTime: true}, true, "all time"
 	default:
-		qt.asOf, qt.set = At(chosen.from), true
-		qt.read.label = chosen.label
+		qt.asOf, qt.set = At(chosen.From), true
+		qt.read.label = chosen.Label
 	}
 	return qt, nil
 }
 
 // timeRank orders the cues of one question: an order or a period sets the
 // time over history wording, which sets it over "now".
-func timeRank(k timeKind) int {
+func timeRank(k question.TimeKind) int {
 	switch k {
-	case timeNow:
+	case question.TimeNow:
 		return 0
-	case timeAll:
+	case question.TimeAll:
 		return 1
-	case timeAt:
+	case question.TimeAt:
 		return 2
 	}
 	return 3
@@ -984,10 +195,10 @@ func timeRank(k timeKind) int {
 // when the cue says nothing this graph can answer (no entity named where
 // the order points, or no valid time on its facts). Chinese 之前/以前
 // after the only entity the question names means "before": history.
-func (r *MemoryRetriever) resolveOrder(ctx context.Context, g KnowledgeGraph, c *timeCue, mentions []EntityMention, now time.Time) bool {
+func (r *MemoryRetriever) resolveOrder(ctx context.Context, g KnowledgeGraph, c *question.TimeCue, mentions []EntityMention, now time.Time) bool {
 	anchor := -1
 	for i, m := range mentions {
-		if m.Start >= c.clause[0] && m.End <= c.clause[1] && (anchor < 0 || c.last) {
+		if m.Start >= c.Clause[0] && m.End <= c.Clause[1] && (anchor < 0 || c.Last) {
 			anchor = i
 		}
 	}
@@ -998,10 +209,10 @@ func (r *MemoryRetriever) resolveOrder(ctx context.Context, g KnowledgeGraph, c 
 			subjects = append(subjects, m)
 		}
 	}
-	if anchor < 0 || len(subjects) == 0 && c.last {
-		if c.last && c.kind == timeBefore {
-			c.kind, c.clause = timeAll, [2]int{}
-			c.mask = c.own
+	if anchor < 0 || len(subjects) == 0 && c.Last {
+		if c.Last && c.Kind == question.TimeBefore {
+			c.Kind, c.Clause = question.TimeAll, [2]int{}
+			c.Mask = c.Own
 			return true
 		}
 		if anchor < 0 {
@@ -1012,16 +223,16 @@ func (r *MemoryRetriever) resolveOrder(ctx context.Context, g KnowledgeGraph, c 
 	// The words to blank: the order word and the clause up to the entity
 	// (English), or from the clause's start, or the end of the entity
 	// named before it, to the order word (Chinese).
-	if c.last {
-		from := c.clause[0]
+	if c.Last {
+		from := c.Clause[0]
 		for _, m := range subjects {
 			if m.End <= a.Start && m.End > from {
 				from = m.End
 			}
 		}
-		c.mask = [][2]int{{from, c.own[0][1]}}
+		c.Mask = [][2]int{{from, c.Own[0][1]}}
 	} else {
-		c.mask = [][2]int{{c.own[0][0], a.End}}
+		c.Mask = [][2]int{{c.Own[0][0], a.End}}
 	}
 	// The fact: between a subject and the entity, else any of the
 	// entity's facts, with a valid time.
@@ -1054,7 +265,7 @@ func (r *MemoryRetriever) resolveOrder(ctx context.Context, g KnowledgeGraph, c 
 	// facts are oldest first (History's order).
 	f := facts[0]
 	switch {
-	case c.kind == timeDuring:
+	case c.Kind == question.TimeDuring:
 		end := f.ValidTo
 		if end.IsZero() {
 			end = now
@@ -1063,49 +274,31 @@ func (r *MemoryRetriever) resolveOrder(ctx context.Context, g KnowledgeGraph, c 
 		if start.IsZero() {
 			start = end
 		}
-		c.from = start.Add(end.Sub(start) / 2)
-		c.label = "during " + f.ValidityString()
-	case c.kind == timeBefore && c.ends:
+		c.From = start.Add(end.Sub(start) / 2)
+		c.Label = "during " + f.ValidityString()
+	case c.Kind == question.TimeBefore && c.Ends:
 		if f.ValidTo.IsZero() {
 			return false
 		}
-		c.from, c.label = f.ValidTo.Add(-time.Microsecond), "just before "+formatValidTime(f.ValidTo)
-	case c.kind == timeBefore:
+		c.From, c.Label = f.ValidTo.Add(-time.Microsecond), "just before "+formatValidTime(f.ValidTo)
+	case c.Kind == question.TimeBefore:
 		if f.ValidFrom.IsZero() {
 			return false
 		}
-		c.from, c.label = f.ValidFrom.Add(-time.Microsecond), "just before "+formatValidTime(f.ValidFrom)
+		c.From, c.Label = f.ValidFrom.Add(-time.Microsecond), "just before "+formatValidTime(f.ValidFrom)
 	default: // after
 		f = facts[len(facts)-1]
 		at := f.ValidTo
-		if c.starts || at.IsZero() {
+		if c.Starts || at.IsZero() {
 			at = f.ValidFrom
 		}
 		if at.IsZero() {
 			return false
 		}
-		c.from, c.label = at, formatValidTime(at)
+		c.From, c.Label = at, formatValidTime(at)
 	}
-	c.timed = true
+	c.Timed = true
 	return true
-}
-
-// resolvePeriod sets the instant a cue of a period or of an order relative
-// to a time reads at: the middle of the period, or now when the period
-// holds it; just before its start; its end.
-func (c *timeCue) resolvePeriod(now time.Time) {
-	switch c.kind {
-	case timeBefore:
-		c.from, c.label = c.from.Add(-time.Microsecond), "just before "+c.label
-	case timeAfter:
-		c.from, c.label = c.to, "after "+c.label
-	default:
-		if !now.Before(c.from) && now.Before(c.to) {
-			c.from = now
-			return
-		}
-		c.from = c.from.Add(c.to.Sub(c.from) / 2)
-	}
 }
 
 // applyTime stamps hits with the time their walk was read at.

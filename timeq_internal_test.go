@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/kgmem/kgmem/internal/question"
 )
 
 // timeGraph is Maria's timeline: Berlin 2019 → 2024-03, then Lisbon;
@@ -178,7 +180,7 @@ func BenchmarkTimeScan(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				units := splitUnits(q)
-				if len(parseTimeCues(q, units, now)) != 0 || asksConnection(q, units) {
+				if len(question.ParseTime(q, units, now)) != 0 || asksConnection(q, units) {
 					b.Fatal("a cue in a question without one")
 				}
 			}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/kgmem/kgmem/internal/question"
 )
 
 // The graph channel's search: from the entities a question names, a
@@ -115,7 +117,7 @@ type walkStart struct {
 type walkConfig struct {
 	hops  int
 	dir   Direction // which way relations may be walked
-	vocab *vocabIndex
+	vocab *question.Vocab
 	asOf  AsOf // the instant relations are walked at
 	// The budget; zero fields mean the defaults (walkBeam and the rest).
 	beam, perEntity, fanout, readings int
@@ -203,12 +205,12 @@ func idHash(id string) uint64 {
 // walker holds one search.
 type walker struct {
 	st      walkStepper
-	q       *question
+	q       *question.Analysis
 	cfg     walkConfig
 	starts  []walkStart
 	states  []wstate
-	matches []*relMatch              // by type handle; nil until met
-	relness [maxQuestionBits]float64 // how strongly each question unit names some relation met
+	matches []*question.RelationMatch // by type handle; nil until met
+	relness [question.MaxBits]float64 // how strongly each question unit names some relation met
 	terms   []wtermRef
 	hits    []uint64 // by state: the cues its entity's type matches
 
@@ -226,7 +228,7 @@ type walker struct {
 
 // wtermRef is a term with the relation match it came from.
 type wtermRef struct {
-	m *relMatch
+	m *question.RelationMatch
 	t int
 }
 
@@ -238,7 +240,7 @@ type walkAnswer struct {
 }
 
 // searchWalks runs the search from starts and returns every state.
-func searchWalks(ctx context.Context, w *walker, st walkStepper, q *question, starts []walkStart, cfg walkConfig) (*walker, error) {
+func searchWalks(ctx context.Context, w *walker, st walkStepper, q *question.Analysis, starts []walkStart, cfg walkConfig) (*walker, error) {
 	if w == nil {
 		w = new(walker)
 	}
@@ -268,12 +270,12 @@ func searchWalks(ctx context.Context, w *walker, st walkStepper, q *question, st
 }
 
 // reset prepares w for a search, keeping its buffers.
-func (w *walker) reset(st walkStepper, q *question, cfg walkConfig, starts []walkStart) {
+func (w *walker) reset(st walkStepper, q *question.Analysis, cfg walkConfig, starts []walkStart) {
 	w.st, w.q, w.cfg, w.starts = st, q, cfg.withDefaults(), starts
 	w.states = w.states[:0]
 	clear(w.matches)
 	w.matches = w.matches[:0]
-	w.relness = [maxQuestionBits]float64{}
+	w.relness = [question.MaxBits]float64{}
 	w.terms = w.terms[:0]
 	w.hits = w.hits[:0]
 	w.active = 0
@@ -327,7 +329,7 @@ func (w *walker) estimate(i int32) float64 {
 	}
 	q := w.q
 	score := s.score
-	for b := range len(q.content) {
+	for b := range len(q.Content) {
 		if s.mask&(1<<uint(b)) == 0 && w.relness[b] > 0 {
 			score *= 1 - uncoveredWord*w.relness[b]
 		}
@@ -335,7 +337,7 @@ func (w *walker) estimate(i int32) float64 {
 	if s.node == w.starts[s.start].node {
 		score *= returnToNamed
 	}
-	if q.pivot && !s.pivoted {
+	if q.Pivot && !s.pivoted {
 		score *= notPivoted
 	}
 	return score
@@ -519,22 +521,22 @@ func (w *walker) worstOf(cs []wcand) int {
 }
 
 // match returns what relation type t's name matches in the question.
-func (w *walker) match(t int32) *relMatch {
+func (w *walker) match(t int32) *question.RelationMatch {
 	if int(t) >= len(w.matches) {
-		w.matches = append(w.matches, make([]*relMatch, int(t)+1-len(w.matches))...)
+		w.matches = append(w.matches, make([]*question.RelationMatch, int(t)+1-len(w.matches))...)
 	}
 	if m := w.matches[t]; m != nil {
 		return m
 	}
-	m := w.q.matchRelation(w.st.typeName(t), w.cfg.vocab)
+	m := w.q.MatchRelation(w.st.typeName(t), w.cfg.vocab)
 	w.matches[t] = m
-	for _, tm := range m.terms {
-		s := tm.strength
-		if tm.part >= 0 && m.parts[tm.part].weight < 1 {
+	for _, tm := range m.Terms {
+		s := tm.Strength
+		if tm.Part >= 0 && m.Parts[tm.Part].Weight < 1 {
 			s *= weakPart
 		}
-		for b := range maxQuestionBits {
-			if tm.mask&(1<<uint(b)) != 0 {
+		for b := range question.MaxBits {
+			if tm.Mask&(1<<uint(b)) != 0 {
 				w.relness[b] = max(w.relness[b], s)
 			}
 		}
@@ -552,15 +554,15 @@ func (w *walker) match(t int32) *relMatch {
 // means going from the relation's source, which is the subject of an
 // active name ("reports_to") and the object of a passive one
 // ("directed_by"). A registered inverse phrase asks the other way.
-func (w *walker) wantForward(start int32, tm *term, m *relMatch) bool {
+func (w *walker) wantForward(start int32, tm *question.Term, m *question.RelationMatch) bool {
 	forward := true
-	if !tm.noun {
+	if !tm.Noun {
 		s := &w.starts[start]
-		topicAfter := s.first > tm.last
-		subject := topicAfter == tm.passive
-		forward = subject != m.passiveName
+		topicAfter := s.first > tm.Last
+		subject := topicAfter == tm.Passive
+		forward = subject != m.PassiveName
 	}
-	return forward != tm.inverse
+	return forward != tm.Inverse
 }
 
 // orderKey places a hop's words tm relative to the mention a walk starts
@@ -569,10 +571,10 @@ func (w *walker) wantForward(start int32, tm *term, m *relMatch) bool {
 // ask for A, then B — and last the main verb that ends a question asked
 // with do-support after the mention ("what films did the cast of the films
 // scripted by X direct": scripted, cast, direct).
-func (w *walker) orderKey(start int32, tm *term) int32 {
+func (w *walker) orderKey(start int32, tm *question.Term) int32 {
 	s := &w.starts[start]
-	u := tm.first
-	if t := w.q.tail; t >= 0 && u > s.last && tm.first <= t && t <= tm.last {
+	u := tm.First
+	if t := w.q.Tail; t >= 0 && u > s.last && tm.First <= t && t <= tm.Last {
 		return 2 * orderKeyTopiced
 	}
 	if u > s.last {
@@ -604,19 +606,19 @@ func (w *walker) readings(g *wgroup) {
 	s := &w.states[g.state]
 	typ, back := g.typ, g.back
 	m := w.match(typ)
-	for i, tm := range m.terms {
-		if tm.mask&s.mask != 0 {
+	for i, tm := range m.Terms {
+		if tm.Mask&s.mask != 0 {
 			continue
 		}
-		val := tm.strength
+		val := tm.Strength
 		if forward := w.wantForward(s.start, &tm, m); forward == back {
-			if tm.part < 0 {
+			if tm.Part < 0 {
 				val *= wrongWayPhrase
 			} else {
 				val *= backwardHop
 			}
 		}
-		if tm.part >= 0 && m.parts[tm.part].weight < 1 {
+		if tm.Part >= 0 && m.Parts[tm.Part].Weight < 1 {
 			val *= weakPart
 		}
 		key := w.orderKey(s.start, &tm)
@@ -625,22 +627,22 @@ func (w *walker) readings(g *wgroup) {
 		}
 		// The other words of the name that the question also has, near
 		// this one, complete the match.
-		mask, cov := tm.mask, 1.0
-		if tm.part >= 0 {
+		mask, cov := tm.Mask, 1.0
+		if tm.Part >= 0 {
 			covered, total := 0.0, 0.0
-			for pi, p := range m.parts {
-				if p.weight < 1 {
+			for pi, p := range m.Parts {
+				if p.Weight < 1 {
 					continue
 				}
-				total += p.weight
-				if pi == tm.part {
-					covered += p.weight
+				total += p.Weight
+				if pi == tm.Part {
+					covered += p.Weight
 					continue
 				}
-				for _, other := range m.terms {
-					if other.part == pi && other.mask&(s.mask|mask) == 0 {
-						covered += p.weight
-						mask |= other.mask
+				for _, other := range m.Terms {
+					if other.Part == pi && other.Mask&(s.mask|mask) == 0 {
+						covered += p.Weight
+						mask |= other.Mask
 						break
 					}
 				}
@@ -651,9 +653,9 @@ func (w *walker) readings(g *wgroup) {
 		}
 		// Neighbouring words that name the same relation ("religious
 		// belief") belong to this hop too.
-		for _, other := range m.terms {
-			if other.mask&(s.mask|mask) == 0 && (other.first == tm.last+1 || other.last+1 == tm.first) {
-				mask |= other.mask
+		for _, other := range m.Terms {
+			if other.Mask&(s.mask|mask) == 0 && (other.First == tm.Last+1 || other.Last+1 == tm.First) {
+				mask |= other.Mask
 			}
 		}
 		factor := val * (1 - coverageShare + coverageShare*cov)
@@ -683,7 +685,7 @@ func (w *walker) readings(g *wgroup) {
 	// A pivot: the relation just walked, walked back out to another entity,
 	// when the question asks for something shared (the same director, a
 	// film that shares an actor, who co-starred).
-	if w.q.pivot && s.rel >= 0 && s.typ == typ && s.back != back && s.strength > 0 {
+	if w.q.Pivot && s.rel >= 0 && s.typ == typ && s.back != back && s.strength > 0 {
 		g.variants = append(g.variants, wvariant{factor: s.strength * pivotHop, mask: s.mask, key: s.lastKey,
 			strength: s.strength, term: s.term, pivot: true})
 	}
@@ -707,7 +709,7 @@ func (w *walker) scoreStates() []float64 {
 		t := w.st.nodeType(w.states[i].node)
 		h, ok := typeCache[t]
 		if !ok {
-			h = q.typeMatch(t, w.cfg.vocab)
+			h = q.TypeMatch(t, w.cfg.vocab)
 			typeCache[t] = h
 		}
 		w.hits[i] = h
@@ -718,12 +720,12 @@ func (w *walker) scoreStates() []float64 {
 	// noun ("what team is Ann in") or the question names some relation:
 	// "who is Ann?" asks about Ann, not about the people next to her.
 	var nouns uint64
-	for ci, c := range q.cues {
-		if ci < 64 && !c.wh {
+	for ci, c := range q.Cues {
+		if ci < 64 && !c.Wh {
 			nouns |= 1 << uint(ci)
 		}
 	}
-	if slices.ContainsFunc(w.relness[:len(q.content)], func(r float64) bool { return r > 0 }) {
+	if slices.ContainsFunc(w.relness[:len(q.Content)], func(r float64) bool { return r > 0 }) {
 		nouns = ^uint64(0)
 	}
 	scores := make([]float64, len(w.states))
@@ -740,12 +742,12 @@ func (w *walker) scoreStates() []float64 {
 		// hop of its own.
 		covered := s.mask
 		hit := w.hits[i] & active
-		for ci, c := range q.cues {
-			if ci < 64 && hit&(1<<uint(ci)) != 0 && !q.nounOf(c.last) {
-				covered |= q.span(c.unit, c.last)
+		for ci, c := range q.Cues {
+			if ci < 64 && hit&(1<<uint(ci)) != 0 && !q.NounOf(c.Last) {
+				covered |= q.Span(c.Unit, c.Last)
 			}
 		}
-		for b := range len(q.content) {
+		for b := range len(q.Content) {
 			if covered&(1<<uint(b)) == 0 && w.relness[b] > 0 {
 				score *= 1 - uncoveredWord*w.relness[b]
 			}
@@ -766,7 +768,7 @@ func (w *walker) scoreStates() []float64 {
 		if s.node == w.starts[s.start].node && w.leftStart(int32(i)) {
 			score *= returnToNamed
 		}
-		if q.pivot && !s.pivoted {
+		if q.Pivot && !s.pivoted {
 			score *= notPivoted
 		}
 		scores[i] = score
@@ -866,7 +868,7 @@ func (w *walker) termSpan(t int32) int {
 		return -1
 	}
 	ref := w.terms[t]
-	return ref.m.terms[ref.t].start
+	return ref.m.Terms[ref.t].Start
 }
 
 // path returns the states of the walk ending in i, start first.
@@ -991,7 +993,7 @@ func answerQuestion(ctx context.Context, w *walker, st walkStepper, query string
 
 // prepareQuestion analyses the query around its links and returns the
 // walks' starts: each linked entity once, with its best link.
-func prepareQuestion(query string, links []questionLink) (*question, []walkStart) {
+func prepareQuestion(query string, links []questionLink) (*question.Analysis, []walkStart) {
 	// Weak mentions count only when the question names nothing else; then
 	// their words stay available to match relations.
 	if slices.ContainsFunc(links, func(l questionLink) bool { return !l.weak }) {
@@ -1003,15 +1005,15 @@ func prepareQuestion(query string, links []questionLink) (*question, []walkStart
 			spans = append(spans, [2]int{l.start, l.end})
 		}
 	}
-	q := analyzeQuestion(query, spans)
+	q := question.Analyze(query, spans)
 	var starts []walkStart
 	for _, l := range links {
 		first, last := -1, -1
 		if l.start == spanless {
-			first, last = len(q.units), len(q.units)
+			first, last = len(q.Units), len(q.Units)
 		}
-		for i, u := range q.units {
-			if l.start != spanless && u.start >= l.start && u.end <= l.end {
+		for i, u := range q.Units {
+			if l.start != spanless && u.Start >= l.start && u.End <= l.end {
 				if first < 0 {
 					first = i
 				}
@@ -1053,7 +1055,7 @@ func (w *walker) chooseStarts(scores []float64) []bool {
 	for i := range w.starts {
 		for j := range w.starts {
 			a, b := &w.starts[i], &w.starts[j]
-			if i != j && a.first <= b.last && b.first <= a.last && a.first < len(w.q.units) && better(j, i) {
+			if i != j && a.first <= b.last && b.first <= a.last && a.first < len(w.q.Units) && better(j, i) {
 				kept[i] = false
 			}
 		}
@@ -1086,15 +1088,15 @@ func (w *walker) hit(a walkAnswer, query string) graphHit {
 		words := ""
 		if s.term >= 0 {
 			ref := w.terms[s.term]
-			t := ref.m.terms[ref.t]
-			words = query[t.start:t.end]
+			t := ref.m.Terms[ref.t]
+			words = query[t.Start:t.End]
 		}
 		h.matched = append(h.matched, words)
 	}
 	if hit := w.hits[a.state] & w.active; hit != 0 {
-		for ci, c := range w.q.cues {
+		for ci, c := range w.q.Cues {
 			if ci < 64 && hit&(1<<uint(ci)) != 0 {
-				h.typeCue = query[w.q.units[c.unit].start:w.q.units[c.last].end]
+				h.typeCue = query[w.q.Units[c.Unit].Start:w.q.Units[c.Last].End]
 				break
 			}
 		}

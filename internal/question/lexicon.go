@@ -1,4 +1,4 @@
-package kgmem
+package question
 
 import (
 	"slices"
@@ -7,14 +7,6 @@ import (
 
 	"github.com/kgmem/kgmem/internal/textrule"
 )
-
-// This file indexes the language knowledge the graph channel uses to read a
-// question without a model: the light English stemmer (textrule.Stem), so
-// that directed, director and directs agree, and the built-in lexicon of
-// the words people use for common relations and entity types, in English
-// and Chinese (textrule.Concepts), so that "couple" can find a spouse
-// relation and 项目 a "project" type. The index is read-only after package
-// initialisation.
 
 // concepts is the built-in lexicon (see textrule.Concepts); a concept's ID
 // is its index. Read-only.
@@ -44,7 +36,7 @@ type lexPhrase struct {
 // does so only as a verb (see verbInverse).
 type sense struct {
 	concept int
-	inverse bool
+	Inverse bool
 	// verbInverse marks a word that names the relation the other way round
 	// when used as a verb ("^manage": who X manages reports to X) but not
 	// as a noun (X's manager is whom X reports to); its noun shares its
@@ -61,7 +53,7 @@ func buildLexicon(cs []textrule.Concept) *lexiconIndex {
 		for _, e := range c.En {
 			sn := sense{concept: id}
 			if rest, ok := strings.CutPrefix(e, "~"); ok {
-				e, sn.inverse = rest, true
+				e, sn.Inverse = rest, true
 			}
 			if rest, ok := strings.CutPrefix(e, "^"); ok {
 				e, sn.verbInverse = rest, true
@@ -81,7 +73,7 @@ func buildLexicon(cs []textrule.Concept) *lexiconIndex {
 		for _, z := range c.Zh {
 			sn := sense{concept: id}
 			if rest, ok := strings.CutPrefix(z, "~"); ok {
-				z, sn.inverse = rest, true
+				z, sn.Inverse = rest, true
 			}
 			r, _ := utf8.DecodeRuneInString(z)
 			x.zh[r] = append(x.zh[r], lexPhrase{text: z, sense: sn})

@@ -1,0 +1,157 @@
+package question
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestSplitName(t *testing.T) {
+	type part struct {
+		stem   string
+		weight float64
+	}
+	parts := func(name string) []part {
+		var out []part
+		for _, p := range splitName(name) {
+			out = append(out, part{p.stem, p.Weight})
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		want []part
+	}{
+		{"directed_by", []part{{"direct", 1}}},
+		{"directedBy", []part{{"direct", 1}}},
+		{"people/person/spouse_s", []part{{"peopl", domainWeight}, {"person", domainWeight}, {"spous", 1}}},
+		{"__film__film__written_by", []part{{"film", domainWeight}, {"film", domainWeight}, {"writ", 1}}},
+		{"has_imdb_rating", []part{{"imdb", 1}, {"rat", 1}}},
+		{"汇报给", []part{{"汇报给", 1}}},
+		{"works_on", []part{{"work", 1}}},
+		{"in", []part{{"in", 1}}}, // only stop words: kept
+		{"", nil},
+	}
+	for _, tt := range tests {
+		require.Equal(t, tt.want, parts(tt.name), tt.name)
+	}
+	// The lexicon's concepts reach the parts, phrases included: "work on".
+	wo := splitName("works_on")
+	require.True(t, slices.ContainsFunc(wo[0].senses, func(s sense) bool { return concepts[s.concept].Name == "work-on" }))
+}
+
+func TestQuestionCues(t *testing.T) {
+	cueStems := func(text string, spans ...[2]int) []string {
+		q := Analyze(text, spans)
+		var out []string
+		for _, c := range q.Cues {
+			out = append(out, c.stem)
+		}
+		return out
+	}
+	tests := []struct {
+		text string
+		want []string
+	}{
+		{"which films did Tom Hanks star in", []string{"film"}},
+		{"who directed Alien", []string{"who"}},
+		{"what is the genre of Alien", []string{"genr"}},
+		{"List the producers of Alien", []string{"produc"}},
+		{"please name the country of Alien", []string{"countri"}},
+		{"where was Ann born", []string{"wher"}},
+		{"张三负责什么项目？", []string{"项目"}},
+		{"高磊所在的团队是哪个？", []string{"团队"}},
+		{"谁是张三的经理", []string{"谁"}},
+		// 在哪个 asks "in which", not "where".
+		{"高磊在哪个团队", []string{"团队"}},
+		// A verb sharing a stem with a role noun is no cue: "directed" is
+		// not "director".
+		{"Give me the films directed by Ann", []string{"film"}},
+	}
+	for _, tt := range tests {
+		require.Equal(t, tt.want, cueStems(tt.text), tt.text)
+	}
+}
+
+func TestQuestionSyntax(t *testing.T) {
+	// syntaxOf of the word at the given unit.
+	tests := []struct {
+		text          string
+		word          string
+		noun, passive bool
+	}{
+		{"who is Bob's manager", "manager", true, false},
+		{"who is the director of Alien", "director", true, false},
+		{"films directed by Ann", "directed", false, true},
+		{"Alien was directed by whom", "directed", false, true},
+		{"who reports to Bob", "reports", false, false},
+		{"张三的导演是谁", "导", true, false},
+		{"被张三导演的电影", "导", false, false}, // the agent before the verb, as in the active
+	}
+	for _, tt := range tests {
+		q := Analyze(tt.text, nil)
+		i := slices.IndexFunc(q.Units, func(u Unit) bool { return u.fold == tt.word })
+		require.GreaterOrEqual(t, i, 0, tt.text)
+		last := i
+		if !q.Units[i].word {
+			last = i + 1
+		}
+		noun, passive := q.syntaxOf(i, last)
+		require.Equal(t, []bool{tt.noun, tt.passive}, []bool{noun, passive}, tt.text)
+	}
+}
+
+func TestQuestionPivot(t *testing.T) {
+	for text, want := range map[string]bool{
+		"which films share actors with Alien":   true,
+		"who has the same manager as Bob":       true,
+		"who co-starred with Ann":               true,
+		"谁和张三在同一个团队":                            true,
+		"what is Ann's other half's job":        false, // "other half" is a phrase for a spouse
+		"Daniel Fisher的导师都有哪些人":                 false,
+		"who directed the films Ann starred in": false,
+	} {
+		require.Equal(t, want, Analyze(text, nil).Pivot, text)
+	}
+}
+
+func TestMatchRelationTerms(t *testing.T) {
+	// How strongly each word of a question names a relation type.
+	strength := func(text, relation string, v *Vocab) map[string]float64 {
+		q := Analyze(text, nil)
+		out := map[string]float64{}
+		for _, tm := range q.MatchRelation(relation, v).Terms {
+			out[text[tm.Start:tm.End]] = max(out[text[tm.Start:tm.End]], tm.Strength)
+		}
+		return out
+	}
+	require.Equal(t, map[string]float64{"directed": strengthExact}, strength("who directed it", "directed_by", nil))
+	require.Equal(t, map[string]float64{"director": strengthStem}, strength("the director of it", "directed_by", nil))
+	require.Equal(t, map[string]float64{"couple": strengthLexicon}, strength("her couple's job", "spouse", nil))
+	require.Equal(t, map[string]float64{"other half": strengthIdiom}, strength("her other half", "spouse", nil))
+	require.Equal(t, map[string]float64{"负责": strengthLexicon}, strength("张三负责什么", "works_on", nil))
+	require.Equal(t, map[string]float64{"导演": strengthExact}, strength("英雄的导演是谁", "导演", nil))
+	require.Equal(t, map[string]float64{"screenwriter": strengthLexicon}, strength("the screenwriter of it", "writer", nil))
+	require.Equal(t, map[string]float64{"son": strengthLexicon * inverseSense}, strength("her son", "parents", nil))
+	v := CompileVocab(map[string][]string{"directed_by": {"who made"}}, nil, nil)
+	require.Equal(t, map[string]float64{"made": strengthVocab}, strength("made it", "directed_by", v))
+	require.Empty(t, strength("the weather", "directed_by", v))
+
+	// A phrase that repeats the name's own match is that match: one term,
+	// at the phrase's strength, spanning the phrase's words too.
+	v = CompileVocab(map[string][]string{"directed_by": {"director"}, "released": {"release year"}}, nil, nil)
+	q := Analyze("the director of it", nil)
+	terms := q.MatchRelation("directed_by", v).Terms
+	require.Len(t, terms, 1)
+	require.Equal(t, strengthVocab, terms[0].Strength)
+	require.Equal(t, 0, terms[0].Part)
+	q = Analyze("the release years of it", nil)
+	terms = q.MatchRelation("released", v).Terms
+	require.Len(t, terms, 1)
+	require.Equal(t, q.Span(1, 2), terms[0].Mask, "release years")
+	require.Equal(t, "release", "the release years of it"[terms[0].Start:terms[0].End])
+	// The other way round, a phrase is a reading of its own.
+	v = CompileVocab(nil, map[string][]string{"directed_by": {"director"}}, nil)
+	require.Len(t, Analyze("the director of it", nil).MatchRelation("directed_by", v).Terms, 2)
+}
