@@ -113,9 +113,10 @@ type pageMass struct {
 
 // spreadPages runs page spreading over g from the question's links, or
 // from the entities the pages of content cite, as of asOf; the caller
-// holds g.mu for reading. It returns the pages reached, best first (ties:
-// page ID), with scores summing to at most 1.
-func (g *InMemoryGraph) spreadPages(ctx context.Context, query string, content []ScoredPage, asOf AsOf) ([]pageMass, error) {
+// holds g.mu for reading. It returns the best limit pages reached (all
+// of them when limit ≤ 0), best first (ties: page ID), with scores summing
+// to at most 1.
+func (g *InMemoryGraph) spreadPages(ctx context.Context, query string, content []ScoredPage, asOf AsOf, limit int) ([]pageMass, error) {
 	seeds := g.spreadSeeds(query, content)
 	if len(seeds) == 0 {
 		return nil, nil
@@ -210,9 +211,23 @@ func (g *InMemoryGraph) spreadPages(ctx context.Context, query string, content [
 			a.score += share
 		}
 	}
-	out := make([]pageMass, 0, len(mass))
+	// Only the best limit pages are ranked: those scoring at least the
+	// limit-th best score (ties included), then cut, which keeps exactly
+	// the first limit of the whole ranking.
+	var floor float64
+	if limit > 0 && len(mass) > limit {
+		scores := make([]float64, 0, len(mass))
+		for _, a := range mass {
+			scores = append(scores, a.score)
+		}
+		slices.Sort(scores)
+		floor = scores[len(scores)-limit]
+	}
+	out := make([]pageMass, 0, min(len(mass), max(limit, 0)+16))
 	for page, a := range mass {
-		out = append(out, pageMass{page: page, score: a.score, via: g.nodes[a.via].id})
+		if a.score >= floor {
+			out = append(out, pageMass{page: page, score: a.score, via: g.nodes[a.via].id})
+		}
 	}
 	slices.SortFunc(out, func(a, b pageMass) int {
 		if c := cmp.Compare(b.score, a.score); c != 0 {
@@ -220,6 +235,9 @@ func (g *InMemoryGraph) spreadPages(ctx context.Context, query string, content [
 		}
 		return strings.Compare(a.page, b.page)
 	})
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
 	return out, nil
 }
 
@@ -288,7 +306,7 @@ func (g *InMemoryGraph) freeTextTypes() bool {
 
 // spread runs page spreading under the graph's read lock, when mode asks
 // for it over this graph (see questionAnswerer).
-func (g *InMemoryGraph) spread(ctx context.Context, query string, content []ScoredPage, mode SpreadMode, asOf AsOf) ([]pageMass, error) {
+func (g *InMemoryGraph) spread(ctx context.Context, query string, content []ScoredPage, mode SpreadMode, asOf AsOf, limit int) ([]pageMass, error) {
 	if err := g.rlock(); err != nil {
 		return nil, err
 	}
@@ -296,7 +314,7 @@ func (g *InMemoryGraph) spread(ctx context.Context, query string, content []Scor
 	if mode == SpreadAuto && !g.freeTextTypes() {
 		return nil, nil
 	}
-	return g.spreadPages(ctx, query, content, asOf)
+	return g.spreadPages(ctx, query, content, asOf, limit)
 }
 
 // spreadGraphs gives the pages that page spreading reaches over each graph
@@ -316,7 +334,7 @@ func (r *MemoryRetriever) spreadGraphs(ctx context.Context, cfg RetrieverConfig,
 		if !ok {
 			continue
 		}
-		pages, err := qa.spread(ctx, query, content, cfg.Spread, r.asOf())
+		pages, err := qa.spread(ctx, query, content, cfg.Spread, r.asOf(), cfg.Candidates)
 		if err != nil {
 			return spread, err
 		}
