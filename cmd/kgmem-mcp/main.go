@@ -4,6 +4,7 @@
 // Usage:
 //
 //	kgmem-mcp -dir ~/.kgmem/assistant [-single-valued lives_in,works_at] [-http 127.0.0.1:8931 [-token T] [-session-timeout 30m] [-max-sessions 1000]]
+//	kgmem-mcp -dir ~/.kgmem/team -scopes [-default-scope default] [-allow-scopes a,b] [other flags as above]
 //	kgmem-mcp -version
 //
 // It opens the memory in -dir (kgmem.OpenMemory: created when missing,
@@ -21,6 +22,19 @@
 // its schema (kgmem.Memory.Schema), so later starts without the flag use
 // it too; a start with the flag replaces it, and -single-valued "" clears
 // it.
+//
+// With -scopes, -dir holds one memory per scope (kgmem.OpenMemories: a
+// user, an agent, a project), each with its own graph and pages: every
+// tool takes an optional scope argument, a string (default: -default-scope,
+// "default"), and works on that scope's memory alone, which it opens (and
+// creates, when new) for the call and lets go of when the call ends.
+// recall takes instead scopes, a list, to search several together
+// (kgmem.Memories.Retrieve); in this mode every recall item says its
+// scope. -allow-scopes lists the scopes the clients may use (stdio's, and
+// over HTTP every client's, whatever token it holds); a call naming
+// another, existing or not, fails with one error that names no scope, and
+// neither opens nor creates it. Without -allow-scopes a call may name any
+// scope. Do not point -scopes at a directory that holds one memory.
 //
 // Over stdio every line is one JSON-RPC message. A line that is not one is
 // answered with a JSON-RPC error whose id is null (-32700 when it is not

@@ -2,9 +2,13 @@ package main
 
 import (
 	"context"
+	"os/exec"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/kgmem/kgmem"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -259,4 +263,33 @@ func TestRunScopeFlags(t *testing.T) {
 	assert.EqualError(t, run([]string{"-dir", t.TempDir(), "-allow-scopes", "a"}), "-default-scope and -allow-scopes are for -scopes")
 	assert.EqualError(t, run([]string{"-dir", t.TempDir(), "-scopes", "-allow-scopes", "a,,b"}), `-allow-scopes "a,,b": an empty item`)
 	assert.ErrorContains(t, run([]string{"-dir", t.TempDir(), "-scopes", "-allow-scopes", "a,b"}), `the default scope "default" is not one of the allowed scopes`)
+}
+
+// The command line's -scopes, -default-scope and -allow-scopes, through
+// the binary over stdio; a restart finds each scope's memory.
+func TestStdioScopes(t *testing.T) {
+	bin := buildServer(t)
+	dir := filepath.Join(t.TempDir(), "memories")
+	session := func(args ...string) *mcp.ClientSession {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).
+			Connect(ctx, &mcp.CommandTransport{Command: exec.Command(bin, append([]string{"-dir", dir, "-scopes"}, args...)...)}, nil)
+		require.NoError(t, err)
+		return cs
+	}
+	cs := session("-default-scope", "a")
+	assert.Contains(t, cs.InitializeResult().Instructions, `optional scope (default "a")`)
+	call(t, cs, "create_entities", map[string]any{"entities": []any{
+		map[string]any{"name": "Alice", "entityType": "person", "observations": []any{"Speaks fluent Spanish"}}}}, nil)
+	call(t, cs, "create_entities", scoped("b", map[string]any{"entities": []any{
+		map[string]any{"name": "Bob", "entityType": "person", "observations": []any{}}}}), nil)
+	require.NoError(t, cs.Close())
+
+	cs = session("-default-scope", "b", "-allow-scopes", "b")
+	defer cs.Close()
+	var g KnowledgeGraph
+	call(t, cs, "read_graph", nil, &g)
+	assert.Equal(t, []RefEntity{{Name: "Bob", EntityType: "person", Observations: []string{}}}, g.Entities)
+	assert.Equal(t, "read_graph: "+errScopeRefused, callErr(t, cs, "read_graph", scoped("a", nil)))
 }

@@ -40,13 +40,18 @@ func NewServer(mem *kgmem.Memory, dir string) *mcp.Server {
 
 // newServer returns the MCP server of t's tools.
 func newServer(t tools) *mcp.Server {
+	instructions := ""
+	if t.sc != nil {
+		instructions = " The memory is split into scopes that share nothing: every tool takes an optional scope (default " + fmt.Sprintf("%q", t.sc.def) +
+			"), and recall takes scopes, a list, to search several at once."
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "kgmem", Title: "kgmem memory", Version: Version}, &mcp.ServerOptions{
 		Instructions: "A long-term memory: a knowledge graph of entities and relations, and the knowledge pages they come from. " +
 			"Store what you learn with remember (a page and the entities and relations you extracted from it), " +
 			"ask it with recall, explore with related and paths, list an entity's timeline with history, draw a subgraph with draw, and remove pages or entities with forget. " +
 			"The tools of the reference memory server (create_entities, create_relations, add_observations, delete_entities, delete_observations, " +
 			"delete_relations, read_graph, search_nodes, open_nodes) work on the same graph; an observation is a page its entity cites, which recall finds. " +
-			"Every tool that takes an entity takes its name, an alias or its ID.",
+			"Every tool that takes an entity takes its name, an alias or its ID." + instructions,
 	})
 	addTool(s, t, &mcp.Tool{Name: "remember", Description: "Store a knowledge page (page_id and content) and/or entities and relations extracted from it " +
 		`(extraction: {"entities": [{"name", "type", "description", "aliases"}], "relations": [{"source", "type", "target", "weight"}]}, ` +
