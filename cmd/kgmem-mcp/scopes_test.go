@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -292,4 +295,49 @@ func TestStdioScopes(t *testing.T) {
 	call(t, cs, "read_graph", nil, &g)
 	assert.Equal(t, []RefEntity{{Name: "Bob", EntityType: "person", Observations: []string{}}}, g.Entities)
 	assert.Equal(t, "read_graph: "+errScopeRefused, callErr(t, cs, "read_graph", scoped("a", nil)))
+}
+
+// Calls on several scopes at once, with room for one open memory: each
+// call's lease keeps its memory open, and no acknowledged write is lost
+// or lands in another scope.
+func TestScopesConcurrent(t *testing.T) {
+	ms, err := kgmem.OpenMemories(t.TempDir(), kgmem.WithMaxOpenMemories(1))
+	require.NoError(t, err)
+	t.Cleanup(func() { ms.Close() })
+	srv, err := NewScopedServer(ms, "", ScopeOptions{})
+	require.NoError(t, err)
+	cs := connectServer(t, srv)
+
+	const scopes, writes = 4, 5
+	var wg sync.WaitGroup
+	errs := make([]error, scopes)
+	for i := range scopes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range writes {
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "create_entities", Arguments: scoped(fmt.Sprint("s", i),
+					map[string]any{"entities": []any{map[string]any{"name": fmt.Sprintf("E%d_%d", i, j), "entityType": "thing", "observations": []any{}}}})})
+				if err == nil && res.IsError {
+					err = errors.New(textOf(res))
+				}
+				if err != nil {
+					errs[i] = err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range scopes {
+		require.NoError(t, errs[i])
+		var g KnowledgeGraph
+		call(t, cs, "read_graph", scoped(fmt.Sprint("s", i), nil), &g)
+		var want []RefEntity
+		for j := range writes {
+			want = append(want, RefEntity{Name: fmt.Sprintf("E%d_%d", i, j), EntityType: "thing", Observations: []string{}})
+		}
+		assert.ElementsMatch(t, want, g.Entities, "scope s%d", i)
+	}
+	assert.Equal(t, 1, ms.NumOpen())
 }
