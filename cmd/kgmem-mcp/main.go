@@ -4,6 +4,7 @@
 // Usage:
 //
 //	kgmem-mcp -dir ~/.kgmem/assistant [-single-valued lives_in,works_at] [-http 127.0.0.1:8931 [-token T] [-session-timeout 30m] [-max-sessions 1000]]
+//	kgmem-mcp -dir ~/.kgmem/team -scopes [-default-scope default] [-allow-scopes a,b] [other flags as above]
 //	kgmem-mcp -version
 //
 // It opens the memory in -dir (kgmem.OpenMemory: created when missing,
@@ -21,6 +22,19 @@
 // its schema (kgmem.Memory.Schema), so later starts without the flag use
 // it too; a start with the flag replaces it, and -single-valued "" clears
 // it.
+//
+// With -scopes, -dir holds one memory per scope (kgmem.OpenMemories: a
+// user, an agent, a project), each with its own graph and pages: every
+// tool takes an optional scope argument, a string (default: -default-scope,
+// "default"), and works on that scope's memory alone, which it opens (and
+// creates, when new) for the call and lets go of when the call ends.
+// recall takes instead scopes, a list, to search several together
+// (kgmem.Memories.Retrieve); in this mode every recall item says its
+// scope. -allow-scopes lists the scopes the clients may use (stdio's, and
+// over HTTP every client's, whatever token it holds); a call naming
+// another, existing or not, fails with one error that names no scope, and
+// neither opens nor creates it. Without -allow-scopes a call may name any
+// scope. Do not point -scopes at a directory that holds one memory.
 //
 // Over stdio every line is one JSON-RPC message. A line that is not one is
 // answered with a JSON-RPC error whose id is null (-32700 when it is not
@@ -86,6 +100,7 @@ import (
 	"syscall"
 
 	"github.com/kgmem/kgmem"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func main() {
@@ -109,6 +124,10 @@ func run(args []string) error {
 	maxSessions := fs.Int("max-sessions", defaultMaxSessions, "with -http: the most sessions open at once; a request that would open one more is refused with 503 (0: no bound)")
 	tokenFlag := fs.String("token", "", "with -http: the bearer token every request must carry (default: $"+tokenEnv+", which other users cannot read from the process list as they can a flag); "+
 		"required for an address that is not loopback")
+	scoped := fs.Bool("scopes", false, "-dir holds one memory per scope (kgmem.OpenMemories): every tool takes an optional scope argument, and recall scopes, a list")
+	defScope := fs.String("default-scope", DefaultScope, "with -scopes: the scope of a call that names none")
+	allowScopes := fs.String("allow-scopes", "", "with -scopes: comma-separated scopes the clients may use, the default one among them (default: every scope); "+
+		"a call naming another is refused with an error that names no scope")
 	version := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -153,15 +172,34 @@ func run(args []string) error {
 	if flagSet(fs, "single-valued") {
 		sv = singleValued
 	}
-	mem, err := openMemoryDir(abs, sv)
-	if err != nil {
-		return err
+	var srv *mcp.Server
+	if *scoped {
+		allowed, err := parseList("-allow-scopes", *allowScopes)
+		if err != nil {
+			return err
+		}
+		ms, err := openMemoriesDir(abs, sv)
+		if err != nil {
+			return err
+		}
+		defer ms.Close()
+		if srv, err = NewScopedServer(ms, abs, ScopeOptions{Default: *defScope, Allowed: allowed}); err != nil {
+			return fmt.Errorf("-default-scope, -allow-scopes: %v", err)
+		}
+	} else {
+		if flagSet(fs, "default-scope") || flagSet(fs, "allow-scopes") {
+			return errors.New("-default-scope and -allow-scopes are for -scopes")
+		}
+		mem, err := openMemoryDir(abs, sv)
+		if err != nil {
+			return err
+		}
+		defer mem.Close()
+		srv = NewServer(mem, abs)
 	}
-	defer mem.Close()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	srv := NewServer(mem, abs)
 	if *addr == "" {
 		return srv.Run(ctx, newStdioTransport(os.Stdin, nopCloser{os.Stdout}, 0))
 	}
@@ -221,6 +259,37 @@ func openMemoryDir(dir string, singleValued *string) (*kgmem.Memory, error) {
 		opts = append(opts, kgmem.WithSingleValued(types...))
 	}
 	return kgmem.OpenMemory(dir, opts...)
+}
+
+// openMemoriesDir opens the memories in dir, each scope's memory with the
+// single-valued types *singleValued declares (see openMemoryDir).
+func openMemoriesDir(dir string, singleValued *string) (*kgmem.Memories, error) {
+	var opts []kgmem.MemoriesOption
+	if singleValued != nil {
+		types, err := parseTypes(*singleValued)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, kgmem.WithMemoryOptions(kgmem.WithSingleValued(types...)))
+	}
+	return kgmem.OpenMemories(dir, opts...)
+}
+
+// parseList reads a comma-separated list of the flag name, white space
+// around each item ignored; "" is none.
+func parseList(name, s string) ([]string, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var items []string
+	for _, t := range strings.Split(s, ",") {
+		t = strings.TrimSpace(t)
+		if t == "" {
+			return nil, fmt.Errorf("%s %q: an empty item", name, s)
+		}
+		items = append(items, t)
+	}
+	return items, nil
 }
 
 // parseTypes reads -single-valued: relation types separated by commas,

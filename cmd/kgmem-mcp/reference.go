@@ -101,26 +101,26 @@ func addReferenceTools(s *mcp.Server, t tools) {
 	write := &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}
 	destroy := &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)}
 	read := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)}
-	addTool(s, &mcp.Tool{Name: "create_entities", Title: "Create Entities", Annotations: write,
-		Description: "Create multiple new entities in the knowledge graph. An entity whose name the graph already holds (as a name or an alias, case and punctuation aside) is skipped; the result lists those created."}, t.createEntities)
-	addTool(s, &mcp.Tool{Name: "create_relations", Title: "Create Relations", Annotations: write,
-		Description: "Create multiple new relations between entities in the knowledge graph (from and to: a name, alias or ID). Relations should be in active voice. The result lists those created; duplicates (relations that hold now) are skipped, and one that had ended holds again from now."}, t.createRelations)
-	addTool(s, &mcp.Tool{Name: "add_observations", Title: "Add Observations", Annotations: write,
-		Description: "Add new observations to existing entities in the knowledge graph. Each observation is stored as a page the entity cites, which recall and search_nodes find."}, t.addObservations)
-	addTool(s, &mcp.Tool{Name: "delete_entities", Title: "Delete Entities", Annotations: destroy,
-		Description: "Delete multiple entities, their relations and their observations from the knowledge graph."}, t.deleteEntities)
-	addTool(s, &mcp.Tool{Name: "delete_observations", Title: "Delete Observations", Annotations: destroy,
-		Description: "Delete specific observations from entities in the knowledge graph."}, t.deleteObservations)
-	addTool(s, &mcp.Tool{Name: "delete_relations", Title: "Delete Relations", Annotations: destroy,
-		Description: "Delete multiple relations from the knowledge graph."}, t.deleteRelations)
-	addTool(s, &mcp.Tool{Name: "read_graph", Title: "Read Graph", Annotations: read,
-		Description: "Read the entire knowledge graph: every entity with its observations, and the relations that hold now."}, t.readGraph)
-	addTool(s, &mcp.Tool{Name: "search_nodes", Title: "Search Nodes", Annotations: read,
+	addTool(s, t, &mcp.Tool{Name: "create_entities", Title: "Create Entities", Annotations: write,
+		Description: "Create multiple new entities in the knowledge graph. An entity whose name the graph already holds (as a name or an alias, case and punctuation aside) is skipped; the result lists those created."}, tools.createEntities)
+	addTool(s, t, &mcp.Tool{Name: "create_relations", Title: "Create Relations", Annotations: write,
+		Description: "Create multiple new relations between entities in the knowledge graph (from and to: a name, alias or ID). Relations should be in active voice. The result lists those created; duplicates (relations that hold now) are skipped, and one that had ended holds again from now."}, tools.createRelations)
+	addTool(s, t, &mcp.Tool{Name: "add_observations", Title: "Add Observations", Annotations: write,
+		Description: "Add new observations to existing entities in the knowledge graph. Each observation is stored as a page the entity cites, which recall and search_nodes find."}, tools.addObservations)
+	addTool(s, t, &mcp.Tool{Name: "delete_entities", Title: "Delete Entities", Annotations: destroy,
+		Description: "Delete multiple entities, their relations and their observations from the knowledge graph."}, tools.deleteEntities)
+	addTool(s, t, &mcp.Tool{Name: "delete_observations", Title: "Delete Observations", Annotations: destroy,
+		Description: "Delete specific observations from entities in the knowledge graph."}, tools.deleteObservations)
+	addTool(s, t, &mcp.Tool{Name: "delete_relations", Title: "Delete Relations", Annotations: destroy,
+		Description: "Delete multiple relations from the knowledge graph."}, tools.deleteRelations)
+	addTool(s, t, &mcp.Tool{Name: "read_graph", Title: "Read Graph", Annotations: read,
+		Description: "Read the entire knowledge graph: every entity with its observations, and the relations that hold now."}, tools.readGraph)
+	addTool(s, t, &mcp.Tool{Name: "search_nodes", Title: "Search Nodes", Annotations: read,
 		Description: "Search for nodes in the knowledge graph based on a query: the entities kgmem's retrieval finds for it (best first: those it names, and those an observation it finds is about), " +
-			"then those whose name, type or an observation contains it, and the relations that touch them."}, t.searchNodes)
-	addTool(s, &mcp.Tool{Name: "open_nodes", Title: "Open Nodes", Annotations: read,
+			"then those whose name, type or an observation contains it, and the relations that touch them."}, tools.searchNodes)
+	addTool(s, t, &mcp.Tool{Name: "open_nodes", Title: "Open Nodes", Annotations: read,
 		Description: "Open specific nodes in the knowledge graph by their names (or aliases or IDs): the entities and the relations that touch them. " +
-			"A name several entities share opens each of them."}, t.openNodes)
+			"A name several entities share opens each of them."}, tools.openNodes)
 }
 
 // CreateEntitiesInput is create_entities' input.

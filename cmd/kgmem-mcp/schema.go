@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -9,10 +10,12 @@ import (
 )
 
 // addTool adds a tool to s as mcp.AddTool does, with input and output
-// schemas that strict tool-schema validators accept (see strictSchema).
-// A type whose schema cannot be made strict is a programming error, which
-// the tests catch: addTool panics with it.
-func addTool[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
+// schemas that strict tool-schema validators accept (see strictSchema),
+// calling h with base, or, when base serves scopes, with base on the
+// memory of the scope the call names (see scopedHandler). A type whose
+// schema cannot be made strict is a programming error, which the tests
+// catch: addTool panics with it.
+func addTool[In, Out any](s *mcp.Server, base tools, t *mcp.Tool, h toolMethod[In, Out]) {
 	in, err := strictSchema[In]()
 	if err != nil {
 		panic(fmt.Sprintf("kgmem-mcp: tool %s: input schema: %v", t.Name, err))
@@ -22,7 +25,14 @@ func addTool[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, O
 		panic(fmt.Sprintf("kgmem-mcp: tool %s: output schema: %v", t.Name, err))
 	}
 	t.InputSchema, t.OutputSchema = in, out
-	mcp.AddTool(s, t, h)
+	if base.sc == nil {
+		mcp.AddTool(s, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+			return h(base, ctx, req, in)
+		})
+		return
+	}
+	addScopeSchema(t)
+	mcp.AddTool(s, t, scopedHandler(base, t.Name, h))
 }
 
 // strictSchema returns the JSON schema the SDK infers for T, with every

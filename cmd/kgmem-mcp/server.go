@@ -35,34 +35,43 @@ const (
 // learns what went wrong, not where the memory lives. With dir "" the
 // messages are passed on as they are.
 func NewServer(mem *kgmem.Memory, dir string) *mcp.Server {
+	return newServer(newTools(mem, dir))
+}
+
+// newServer returns the MCP server of t's tools.
+func newServer(t tools) *mcp.Server {
+	instructions := ""
+	if t.sc != nil {
+		instructions = " The memory is split into scopes that share nothing: every tool takes an optional scope (default " + fmt.Sprintf("%q", t.sc.def) +
+			"), and recall takes scopes, a list, to search several at once."
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "kgmem", Title: "kgmem memory", Version: Version}, &mcp.ServerOptions{
 		Instructions: "A long-term memory: a knowledge graph of entities and relations, and the knowledge pages they come from. " +
 			"Store what you learn with remember (a page and the entities and relations you extracted from it), " +
 			"ask it with recall, explore with related and paths, list an entity's timeline with history, draw a subgraph with draw, and remove pages or entities with forget. " +
 			"The tools of the reference memory server (create_entities, create_relations, add_observations, delete_entities, delete_observations, " +
 			"delete_relations, read_graph, search_nodes, open_nodes) work on the same graph; an observation is a page its entity cites, which recall finds. " +
-			"Every tool that takes an entity takes its name, an alias or its ID.",
+			"Every tool that takes an entity takes its name, an alias or its ID." + instructions,
 	})
-	t := newTools(mem, dir)
-	addTool(s, &mcp.Tool{Name: "remember", Description: "Store a knowledge page (page_id and content) and/or entities and relations extracted from it " +
+	addTool(s, t, &mcp.Tool{Name: "remember", Description: "Store a knowledge page (page_id and content) and/or entities and relations extracted from it " +
 		`(extraction: {"entities": [{"name", "type", "description", "aliases"}], "relations": [{"source", "type", "target", "weight"}]}, ` +
 		"or extraction_text: a model's answer holding such JSON, where entities may be plain names and relations [source, type, target] triples). " +
-		"Entities are merged with those the memory already holds, by name, alias and type."}, t.remember)
-	addTool(s, &mcp.Tool{Name: "recall", Description: "Answer a question from memory: ranked pages and entities, each with the path that explains it, " +
-		"and a context block ready to quote. as_of (a date or date-time) answers as the memory stood then.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.recall)
-	addTool(s, &mcp.Tool{Name: "related", Description: "List the entities an entity (by ID, name or alias) reaches within depth hops, best first, each with its path.",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.related)
-	addTool(s, &mcp.Tool{Name: "paths", Description: "Find the best paths (chains of relations) between two entities, each given by ID, name or alias.",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.paths)
-	addTool(s, &mcp.Tool{Name: "forget", Description: "Forget a page (page_id: the page and every entity and relation only it supports) " +
+		"Entities are merged with those the memory already holds, by name, alias and type."}, tools.remember)
+	addTool(s, t, &mcp.Tool{Name: "recall", Description: "Answer a question from memory: ranked pages and entities, each with the path that explains it, " +
+		"and a context block ready to quote. as_of (a date or date-time) answers as the memory stood then.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, tools.recall)
+	addTool(s, t, &mcp.Tool{Name: "related", Description: "List the entities an entity (by ID, name or alias) reaches within depth hops, best first, each with its path.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, tools.related)
+	addTool(s, t, &mcp.Tool{Name: "paths", Description: "Find the best paths (chains of relations) between two entities, each given by ID, name or alias.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, tools.paths)
+	addTool(s, t, &mcp.Tool{Name: "forget", Description: "Forget a page (page_id: the page and every entity and relation only it supports) " +
 		"or an entity (entity_id: its ID, name or alias; the entity, its relations and its observations). Give exactly one.",
-		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true)}}, t.forget)
-	addTool(s, &mcp.Tool{Name: "draw", Description: "Draw part of the memory as a Mermaid flowchart: around an entity (entity_id, depth), " +
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true)}}, tools.forget)
+	addTool(s, t, &mcp.Tool{Name: "draw", Description: "Draw part of the memory as a Mermaid flowchart: around an entity (entity_id, depth), " +
 		"the paths between two entities (from, to), or what a question retrieves (query). Give exactly one of these.",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.draw)
-	addTool(s, &mcp.Tool{Name: "history", Description: "List the timeline of an entity's facts (by ID, name or alias), oldest first: " +
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, tools.draw)
+	addTool(s, t, &mcp.Tool{Name: "history", Description: "List the timeline of an entity's facts (by ID, name or alias), oldest first: " +
 		"the relations it is the source or the target of, ended ones included, each with when it held.",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.history)
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, tools.history)
 	addReferenceTools(s, t)
 	return s
 }
@@ -76,6 +85,12 @@ type tools struct {
 	// entity and write it back (add_observations, delete_observations)
 	// lose no concurrent write.
 	mu *sync.Mutex
+	// sc is the scopes the server serves, nil when it serves one memory;
+	// then scope is the scope of the call mem belongs to, and scopes the
+	// scopes recall searches together (nil: mem alone).
+	sc     *scopeConfig
+	scope  string
+	scopes []string
 }
 
 func newTools(mem *kgmem.Memory, dir string) tools {
@@ -236,6 +251,7 @@ type Item struct {
 	Type        string   `json:"type,omitempty" jsonschema:"an entity's type"`
 	Explanation string   `json:"explanation" jsonschema:"why the item answers the question: the path of relations from an entity the question names"`
 	Path        []string `json:"path,omitempty" jsonschema:"entity IDs along that path"`
+	Scope       string   `json:"scope,omitempty" jsonschema:"the scope the item came from (only on a server that serves scopes)"`
 }
 
 // RecallOutput is recall's answer.
@@ -281,7 +297,15 @@ func (t tools) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallInpu
 		}
 		ropts = append(ropts, kgmem.WithAsOf(kgmem.At(at)))
 	}
-	res, err := t.mem.Retriever().Retrieve(ctx, in.Query, ropts...)
+	var (
+		res kgmem.RetrievalResult
+		err error
+	)
+	if t.scopes != nil {
+		res, err = t.sc.ms.Retrieve(ctx, in.Query, t.scopes, ropts...)
+	} else {
+		res, err = t.mem.Retriever().Retrieve(ctx, in.Query, ropts...)
+	}
 	if err != nil {
 		return nil, out, t.kgError(tool, err)
 	}
@@ -290,7 +314,10 @@ func (t tools) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallInpu
 		out.Warnings = append(out.Warnings, t.names.redact(w))
 	}
 	for _, it := range res.Items {
-		item := Item{Kind: it.Kind.String(), ID: it.ID(), Score: round3(it.Score), Explanation: it.Explain(), Path: it.Path}
+		item := Item{Kind: it.Kind.String(), ID: it.ID(), Score: round3(it.Score), Explanation: it.Explain(), Path: it.Path, Scope: it.Scope}
+		if item.Scope == "" {
+			item.Scope = t.scope
+		}
 		switch {
 		case it.Page != nil:
 			item.Name = it.Page.Title
@@ -302,6 +329,8 @@ func (t tools) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallInpu
 	text := out.Context
 	if text == "" {
 		text = "Nothing in memory matches the question."
+	} else if t.scopes != nil {
+		text += scopeLines(out.Items)
 	}
 	return textResult(text), out, nil
 }
