@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kgmem/kgmem"
+	"golang.org/x/sync/errgroup"
 )
 
 // newTestMemories returns a Memories with a scope prefix no other test
@@ -294,4 +295,111 @@ func itemKeys(items []kgmem.RetrievalItem) []string {
 		out[i] = fmt.Sprintf("%q %s %v", it.Scope, it.ID(), it.Score)
 	}
 	return out
+}
+
+func TestMemoriesSameMemoryForConcurrentCallers(t *testing.T) {
+	ms := newTestMemories(t)
+	got := make([]*Memory, 8)
+	var g errgroup.Group
+	for i := range got {
+		g.Go(func() (err error) {
+			got[i], err = ms.Memory(context.Background(), "shared")
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range got[1:] {
+		if m != got[0] {
+			t.Fatal("concurrent Memory calls for one scope returned different memories")
+		}
+	}
+}
+
+// TestMemoriesScopeIsolationConcurrent runs one writer per hostile scope at
+// once, all writing the same IDs, each checking after every step that its
+// scope holds exactly what it wrote.
+func TestMemoriesScopeIsolationConcurrent(t *testing.T) {
+	ms := newTestMemories(t)
+	names := []string{"alice", "Alice", "..", "/", "\x00", "\u00e9", "e\u0301"}
+	var g errgroup.Group
+	// Each Ingest holds a connection for its namespace's lock and takes
+	// another for its transaction: two writers at once fit the test pool.
+	g.SetLimit(2)
+	exists := make([]bool, len(names))
+	for i, s := range names {
+		g.Go(func() error {
+			ctx := context.Background()
+			rng := rand.New(rand.NewPCG(uint64(i), 27))
+			mk := isoMarker(i)
+			ents, pages := map[string]bool{}, map[string]bool{}
+			for step := range 25 {
+				k := rng.IntN(3)
+				switch op := rng.IntN(10); {
+				case op < 4:
+					m, err := ms.Memory(ctx, s)
+					if err != nil {
+						return err
+					}
+					id := fmt.Sprintf("ent-%d", k)
+					if err := m.Graph().AddEntity(ctx, kgmem.Entity{ID: id, Name: "thing " + mk, Description: mk}); err != nil {
+						return err
+					}
+					exists[i], ents[id] = true, true
+				case op < 8:
+					m, err := ms.Memory(ctx, s)
+					if err != nil {
+						return err
+					}
+					id := fmt.Sprintf("page-%d", k)
+					page := kgmem.KnowledgePage{ID: id, Title: "notes " + mk, Content: "Apollo " + mk}
+					x := kgmem.Extraction{Entities: []kgmem.ExtractedEntity{{Name: "Apollo", Description: mk}}}
+					if _, err := m.Ingest(ctx, page, x); err != nil {
+						return err
+					}
+					exists[i], pages[id] = true, true
+					ents["entity:apollo"] = true
+				default:
+					if err := ms.Remove(ctx, s); (err == nil) != exists[i] {
+						return fmt.Errorf("scope %q step %d: Remove = %v with exists %v", s, step, err, exists[i])
+					}
+					exists[i], ents, pages = false, map[string]bool{}, map[string]bool{}
+					continue
+				}
+				m, err := ms.Memory(ctx, s)
+				if err != nil {
+					return err
+				}
+				for _, id := range []string{"ent-0", "ent-1", "ent-2", "entity:apollo"} {
+					e, ok, err := m.Graph().GetEntity(ctx, id)
+					if err != nil || ok != ents[id] || (ok && e.Description != mk) {
+						return fmt.Errorf("scope %q step %d: GetEntity(%s) = %+v, %v, %v; want present %v with %s", s, step, id, e, ok, err, ents[id], mk)
+					}
+				}
+				for k := range 3 {
+					id := fmt.Sprintf("page-%d", k)
+					p, ok, err := m.Store().Get(ctx, id)
+					if err != nil || ok != pages[id] || (ok && !strings.Contains(p.Content, mk)) {
+						return fmt.Errorf("scope %q step %d: Get(%s) = %+v, %v, %v; want present %v with %s", s, step, id, p, ok, err, pages[id], mk)
+					}
+				}
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for i, s := range names {
+		if exists[i] {
+			want = append(want, s)
+		}
+	}
+	slices.Sort(want)
+	got, err := ms.Scopes(context.Background())
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("Scopes = %q, %v; want %q", got, err, want)
+	}
 }
