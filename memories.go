@@ -698,11 +698,9 @@ func (ms *Memories) Retrieve(ctx context.Context, query string, scopes []string,
 	if !utf8.ValidString(query) {
 		return RetrievalResult{}, fmt.Errorf("kgmem: retrieve: query %s is not valid UTF-8: %w", quote.Value(query), ErrInvalidArgument)
 	}
-	call, err := (&MemoryRetriever{}).forCall(opts)
-	if err != nil {
+	if _, err := (&MemoryRetriever{}).forCall(opts); err != nil {
 		return RetrievalResult{}, err
 	}
-	maxResults := call.cfg.MaxResults
 	ms.mu.Lock()
 	closed := ms.closed
 	ms.mu.Unlock()
@@ -729,53 +727,13 @@ func (ms *Memories) Retrieve(ctx context.Context, query string, scopes []string,
 		return RetrievalResult{}, err
 	}
 
-	res := RetrievalResult{Query: query}
-	var causes []error
-	answered := false
+	results := make([]ScopeResult, len(answers))
 	for i, a := range answers {
-		s := names[i]
-		if a.err != nil {
-			causes = append(causes, errmsg.Wrap("scope "+quote.Value(s), a.err))
-			continue
-		}
-		if !answered {
-			res.Strategy = a.res.Strategy
-			answered = true
-		}
-		for j := range a.res.Items {
-			it := a.res.Items[j]
-			it.Scope = s
-			res.Items = append(res.Items, it)
-		}
-		addStats(&res.Stats, a.res.Stats)
+		results[i] = ScopeResult{Scope: names[i], Result: a.res, Err: a.err}
 	}
-	if !answered {
-		return RetrievalResult{}, fmt.Errorf("kgmem: retrieve %s: every scope failed: %w", quote.Value(query), errors.Join(causes...))
-	}
-	for _, c := range causes {
-		res.warn(c)
-	}
-	for i, a := range answers {
-		for j, w := range a.res.Warnings {
-			res.Warnings = append(res.Warnings, "scope "+quote.Value(names[i])+": "+w)
-			e := errors.New(w)
-			if j < len(a.res.Errors) && a.res.Errors[j] != nil {
-				e = a.res.Errors[j]
-			}
-			res.Errors = append(res.Errors, errmsg.Wrap("scope "+quote.Value(names[i]), e))
-		}
-	}
-	slices.SortStableFunc(res.Items, func(a, b RetrievalItem) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return 0
-	})
-	if len(res.Items) > maxResults {
-		res.Items = res.Items[:maxResults]
+	res, err := MergeScopeResults(query, results, opts...)
+	if err != nil {
+		return RetrievalResult{}, err
 	}
 	res.Stats.Total = time.Since(begin)
 	return res, nil
