@@ -76,7 +76,10 @@ func (m *Memory) Retriever() *kgmem.MemoryRetriever { return m.retriever }
 // session-level advisory lock held on a connection of its own; so
 // concurrent Ingests lose nothing of one another (an entity two pages
 // state cites both). kgmem.Ingest called on the Graph directly does not
-// take the lock.
+// take the lock. In one process, at most one less than the pool's
+// connections hold such a lock at once, so Ingests into many namespaces
+// over one pool never wait on each other's connections forever; a pool of
+// one connection cannot Ingest (ErrInvalidArgument).
 // A kgmem.WithSource among opts is overridden by page.ID (kgmem.Memory
 // refuses one naming another page).
 func (m *Memory) Ingest(ctx context.Context, page kgmem.KnowledgePage, x kgmem.Extraction, opts ...kgmem.IngestOption) (kgmem.IngestReport, error) {
@@ -122,13 +125,24 @@ func ingestLockKey(ns string) int64 {
 // own, held until unlock; a process that dies releases it with its
 // session.
 func (m *Memory) lockIngest(ctx context.Context) (unlock func(), err error) {
+	holders, err := lockHolders(m.graph.pool)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case holders <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	conn, err := m.graph.pool.Acquire(ctx)
 	if err != nil {
+		<-holders
 		return nil, fail("ingest: lock the namespace", false, err)
 	}
 	key := ingestLockKey(m.graph.ns)
 	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", key); err != nil {
 		conn.Release()
+		<-holders
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, ctxErr
 		}
@@ -141,7 +155,30 @@ func (m *Memory) lockIngest(ctx context.Context) (unlock func(), err error) {
 			conn.Conn().Close(ctx) //nolint:errcheck // the connection is dropped either way
 		}
 		conn.Release()
+		<-holders
 	}, nil
+}
+
+// ingestHolders bounds, per pool, the Ingest calls that hold a connection
+// for their namespace's lock to one less than the pool's connections, so
+// that a holder always finds a connection for its reads and its commit:
+// without the bound, as many concurrent Ingests into different namespaces
+// as the pool has connections would each hold one and wait for another
+// forever.
+var ingestHolders sync.Map // *pgxpool.Pool → chan struct{}
+
+// lockHolders returns pool's bound, or an error for a pool of one
+// connection, on which an Ingest can never take its lock and write.
+func lockHolders(pool *pgxpool.Pool) (chan struct{}, error) {
+	if c, ok := ingestHolders.Load(pool); ok {
+		return c.(chan struct{}), nil
+	}
+	n := int(pool.Config().MaxConns) - 1
+	if n < 1 {
+		return nil, fmt.Errorf("pgraph: ingest: the pool has %d connection, and Ingest needs at least 2: %w", pool.Config().MaxConns, kgmem.ErrInvalidArgument)
+	}
+	c, _ := ingestHolders.LoadOrStore(pool, make(chan struct{}, n))
+	return c.(chan struct{}), nil
 }
 
 // ingestView is the graph a Memory's Ingest plans over: the memory's
