@@ -1209,37 +1209,22 @@ func (p *ingestPlanner) resolveEntity(in *ingestInput) (id string, ambiguous []s
 	// another type of the same family (person and human) under the name,
 	// then a looser one; an untyped entity so named; and, for an untyped
 	// mention, an entity of any type.
-	typ := in.e.Type
-	var levels []string
-	add := func(keys ...string) { levels = append(levels, keys...) }
-	add("T")
-	if typeFamily(typ) != "" {
-		add("F", "FL")
+	typ, fam := in.e.Type, typeFamily(in.e.Type)
+	levels := []func(name string) string{ // familyKey is "" for a type in no family: the level is skipped
+		func(s string) string { return typedLooseKey(typ, looseNameKey(s)) },
+		func(s string) string { return familyKey(fam, nameKey(s)) },
+		func(s string) string { return familyKey(fam, "~"+looseNameKey(s)) },
 	}
 	if typ != DefaultEntityType {
-		add("U", "UL")
+		levels = append(levels,
+			func(s string) string { return typedNameKey(DefaultEntityType, nameKey(s)) },
+			func(s string) string { return typedLooseKey(DefaultEntityType, looseNameKey(s)) })
 	} else {
-		add("N", "NL")
+		levels = append(levels,
+			func(s string) string { return anyNameKey(nameKey(s)) },
+			func(s string) string { return anyLooseKey(looseNameKey(s)) })
 	}
-	fam := typeFamily(typ)
-	for _, level := range levels {
-		key := func(s string) string {
-			switch level {
-			case "T":
-				return typedLooseKey(typ, looseNameKey(s))
-			case "F":
-				return familyKey(fam, nameKey(s))
-			case "FL":
-				return familyKey(fam, "~"+looseNameKey(s))
-			case "U":
-				return typedNameKey(DefaultEntityType, nameKey(s))
-			case "UL":
-				return typedLooseKey(DefaultEntityType, looseNameKey(s))
-			case "N":
-				return anyNameKey(nameKey(s))
-			}
-			return anyLooseKey(looseNameKey(s))
-		}
+	for _, key := range levels {
 		id, n := "", 0
 		for _, s := range append([]string{in.e.Name}, in.e.Aliases...) {
 			if id, n = p.unique(key(s), id, n); n > 1 {

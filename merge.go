@@ -144,13 +144,7 @@ func mergeEntity(into, from Entity) Entity {
 	}
 	e.Aliases = unionAliases(into.Name, into.Aliases, append([]string{from.Name}, from.Aliases...))
 	e.Tags = unionTags(into.Tags, from.Tags)
-	var srcs uniqueStrings
-	for _, list := range [2][]string{into.SourceIDs, from.SourceIDs} {
-		for _, s := range list {
-			srcs.Add(s)
-		}
-	}
-	e.SourceIDs = srcs.Items
+	e.SourceIDs = unionSources(into.SourceIDs, from.SourceIDs)
 	for k, v := range from.Properties {
 		if _, ok := e.Properties[k]; !ok {
 			if e.Properties == nil {
@@ -175,15 +169,21 @@ func mergeRelation(held, moved Relation) Relation {
 			r.Properties[k] = v
 		}
 	}
-	var srcs uniqueStrings
-	for _, list := range [2][]string{held.SourceIDs, moved.SourceIDs} {
-		for _, s := range list {
-			srcs.Add(s)
-		}
-	}
-	r.SourceIDs = srcs.Items
+	r.SourceIDs = unionSources(held.SourceIDs, moved.SourceIDs)
 	if !held.HasValidity() {
 		r.ValidFrom, r.ValidTo = moved.ValidFrom, moved.ValidTo
 	}
 	return r
+}
+
+// unionSources returns the source IDs of a, then those of b that a lacks,
+// each once.
+func unionSources(a, b []string) []string {
+	var out uniqueStrings
+	for _, list := range [2][]string{a, b} {
+		for _, s := range list {
+			out.Add(s)
+		}
+	}
+	return out.Items
 }
