@@ -2,15 +2,14 @@ package kgmemeino_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 
 	"github.com/cloudwego/eino/components/retriever"
 	"github.com/cloudwego/eino/schema"
 	"github.com/kgmem/kgmem"
 	kgmemeino "github.com/kgmem/kgmem/adapters/eino"
+	"github.com/kgmem/kgmem/internal/adaptertest"
 	"github.com/kgmem/kgmem/internal/docmeta"
-	"github.com/kgmem/kgmem/kgmemtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -128,66 +127,27 @@ func TestRetrieverConfigConflicts(t *testing.T) {
 	}
 }
 
-// countingEmbedder records every text it embeds.
-type countingEmbedder struct {
-	kgmemtest.HashEmbedder
-	mu    sync.Mutex
-	texts map[string]int
-}
-
-func (e *countingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	e.mu.Lock()
-	for _, s := range texts {
-		e.texts[s]++
-	}
-	e.mu.Unlock()
-	return e.HashEmbedder.Embed(ctx, texts)
-}
-
-// entityTexts returns how many times each entity's text was embedded.
-func (e *countingEmbedder) entityTexts(mem *kgmem.Memory) map[string]int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	out := map[string]int{}
-	for _, id := range []string{"person:张三", "project:项目a", "team:基础架构部"} {
-		ent, ok, err := mem.Graph().GetEntity(context.Background(), id)
-		if err == nil && ok {
-			out[id] = e.texts[kgmem.EntityText(ent)]
-		}
-	}
-	return out
-}
-
 // With a memory's retriever, a question that names no entity is linked by
 // meaning with the memory's embedder, and the entity vectors are embedded
 // once, not on every call; a retriever built over the memory's store and
 // graph does not link by meaning.
 func TestRetrieverUsesMemoryLinkEmbedder(t *testing.T) {
 	ctx := context.Background()
-	emb := &countingEmbedder{texts: map[string]int{}}
-	mem, err := kgmem.OpenMemory(t.TempDir(), kgmem.WithEmbedder(emb))
-	require.NoError(t, err)
-	t.Cleanup(func() { mem.Close() })
-	_, err = mem.Ingest(ctx, kgmem.KnowledgePage{ID: "chat-42", Content: "张三负责项目A。"}, kgmem.Extraction{
-		Entities:  []kgmem.ExtractedEntity{{Name: "张三", Type: "person", Description: "工程师"}, {Name: "项目A", Type: "project"}, {Name: "基础架构部", Type: "team"}},
-		Relations: []kgmem.ExtractedRelation{{Source: "张三", Target: "项目A", Type: "works_on"}},
-	})
-	require.NoError(t, err)
-	none := map[string]int{"person:张三": 0, "project:项目a": 0, "team:基础架构部": 0}
-	once := map[string]int{"person:张三": 1, "project:项目a": 1, "team:基础架构部": 1}
-	require.Equal(t, none, emb.entityTexts(mem))
+	mem, emb := adaptertest.Memory(t)
+	none, once := adaptertest.Embedded(0), adaptertest.Embedded(1)
+	require.Equal(t, none, emb.EntityTexts(mem))
 
 	built, err := kgmemeino.NewRetriever(kgmemeino.RetrieverConfig{Store: mem.Store(), Graph: mem.Graph()})
 	require.NoError(t, err)
 	_, err = built.Retrieve(ctx, "who is the engineer")
 	require.NoError(t, err)
-	assert.Equal(t, none, emb.entityTexts(mem), "a built retriever has no link embedder")
+	assert.Equal(t, none, emb.EntityTexts(mem), "a built retriever has no link embedder")
 
 	ready, err := kgmemeino.NewRetriever(kgmemeino.RetrieverConfig{Retriever: mem.Retriever()})
 	require.NoError(t, err)
 	for call := 1; call <= 3; call++ {
 		_, err = ready.Retrieve(ctx, "who is the engineer", retriever.WithTopK(5), kgmemeino.WithStrategy(kgmem.GraphOnly))
 		require.NoError(t, err)
-		assert.Equal(t, once, emb.entityTexts(mem), "call %d", call)
+		assert.Equal(t, once, emb.EntityTexts(mem), "call %d", call)
 	}
 }

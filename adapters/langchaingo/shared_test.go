@@ -2,13 +2,12 @@ package kgmemlangchain_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 
 	"github.com/kgmem/kgmem"
 	kgmemlangchain "github.com/kgmem/kgmem/adapters/langchaingo"
+	"github.com/kgmem/kgmem/internal/adaptertest"
 	"github.com/kgmem/kgmem/internal/docmeta"
-	"github.com/kgmem/kgmem/kgmemtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/schema"
@@ -86,77 +85,28 @@ func TestRetrieverConfigConflicts(t *testing.T) {
 	assert.Regexp(t, `^kgmemlangchain: retrieve: .*WithNamedKnowledgeGraph configures NewMemoryRetriever`, err.Error())
 }
 
-// countingEmbedder records every text it embeds.
-type countingEmbedder struct {
-	kgmemtest.HashEmbedder
-	mu    sync.Mutex
-	texts map[string]int
-}
-
-func (e *countingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	e.mu.Lock()
-	for _, s := range texts {
-		e.texts[s]++
-	}
-	e.mu.Unlock()
-	return e.HashEmbedder.Embed(ctx, texts)
-}
-
-// entityTexts returns how many times each entity's text was embedded.
-func (e *countingEmbedder) entityTexts(mem *kgmem.Memory) map[string]int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	out := map[string]int{}
-	for _, id := range []string{"person:张三", "project:项目a", "team:基础架构部"} {
-		ent, ok, err := mem.Graph().GetEntity(context.Background(), id)
-		if err == nil && ok {
-			out[id] = e.texts[kgmem.EntityText(ent)]
-		}
-	}
-	return out
-}
-
-func embeddingMemory(t *testing.T) (*kgmem.Memory, *countingEmbedder) {
-	t.Helper()
-	emb := &countingEmbedder{texts: map[string]int{}}
-	mem, err := kgmem.OpenMemory(t.TempDir(), kgmem.WithEmbedder(emb))
-	require.NoError(t, err)
-	t.Cleanup(func() { mem.Close() })
-	_, err = mem.Ingest(context.Background(), kgmem.KnowledgePage{ID: "chat-42", Content: "张三负责项目A。"}, kgmem.Extraction{
-		Entities:  []kgmem.ExtractedEntity{{Name: "张三", Type: "person", Description: "工程师"}, {Name: "项目A", Type: "project"}, {Name: "基础架构部", Type: "team"}},
-		Relations: []kgmem.ExtractedRelation{{Source: "张三", Target: "项目A", Type: "works_on"}},
-	})
-	require.NoError(t, err)
-	return mem, emb
-}
-
-var (
-	embeddedNone = map[string]int{"person:张三": 0, "project:项目a": 0, "team:基础架构部": 0}
-	embeddedOnce = map[string]int{"person:张三": 1, "project:项目a": 1, "team:基础架构部": 1}
-)
-
 // With a memory's retriever, a question that names no entity is linked by
 // meaning with the memory's embedder, and the entity vectors are embedded
 // once, not on every call; a retriever built over the memory's store and
 // graph does not link by meaning.
 func TestRetrieverUsesMemoryLinkEmbedder(t *testing.T) {
 	ctx := context.Background()
-	mem, emb := embeddingMemory(t)
-	require.Equal(t, embeddedNone, emb.entityTexts(mem))
+	mem, emb := adaptertest.Memory(t)
+	require.Equal(t, adaptertest.Embedded(0), emb.EntityTexts(mem))
 	opts := []kgmem.RetrieverOption{kgmem.WithStrategy(kgmem.GraphOnly)}
 
 	built, err := kgmemlangchain.NewRetriever(kgmemlangchain.RetrieverConfig{Store: mem.Store(), Graph: mem.Graph(), Options: opts})
 	require.NoError(t, err)
 	_, err = built.GetRelevantDocuments(ctx, "who is the engineer")
 	require.NoError(t, err)
-	assert.Equal(t, embeddedNone, emb.entityTexts(mem), "a built retriever has no link embedder")
+	assert.Equal(t, adaptertest.Embedded(0), emb.EntityTexts(mem), "a built retriever has no link embedder")
 
 	ready, err := kgmemlangchain.NewRetriever(kgmemlangchain.RetrieverConfig{Retriever: mem.Retriever(), Options: opts})
 	require.NoError(t, err)
 	for call := 1; call <= 3; call++ {
 		_, err = ready.GetRelevantDocuments(ctx, "who is the engineer")
 		require.NoError(t, err)
-		assert.Equal(t, embeddedOnce, emb.entityTexts(mem), "call %d", call)
+		assert.Equal(t, adaptertest.Embedded(1), emb.EntityTexts(mem), "call %d", call)
 	}
 }
 
@@ -176,21 +126,21 @@ func TestMemoryUsesMemoryRetriever(t *testing.T) {
 		same     func(*kgmem.Memory) (kgmem.RetrievalResult, error) // the same retrieval, made directly
 		embedded map[string]int
 	}{
-		"default":      {kgmem.RetrieverConfig{}, own(), embeddedOnce},
-		"max results":  {kgmem.RetrieverConfig{MaxResults: 1}, own(kgmem.WithMaxResults(1)), embeddedOnce},
-		"no expansion": {kgmem.RetrieverConfig{NoExpansion: true}, own(kgmem.WithNoExpansion()), embeddedOnce},
+		"default":      {kgmem.RetrieverConfig{}, own(), adaptertest.Embedded(1)},
+		"max results":  {kgmem.RetrieverConfig{MaxResults: 1}, own(kgmem.WithMaxResults(1)), adaptertest.Embedded(1)},
+		"no expansion": {kgmem.RetrieverConfig{NoExpansion: true}, own(kgmem.WithNoExpansion()), adaptertest.Embedded(1)},
 		"a setting of its own": {kgmem.RetrieverConfig{MaxResults: 3, Fusion: kgmem.FusionRRF}, func(mem *kgmem.Memory) (kgmem.RetrievalResult, error) {
 			return kgmem.NewMemoryRetriever(mem.Store(), kgmem.RetrieverConfig{MaxResults: 3, Fusion: kgmem.FusionRRF}, kgmem.WithKnowledgeGraph(mem.Graph())).Retrieve(ctx, q)
-		}, embeddedNone},
+		}, adaptertest.Embedded(0)},
 	} {
-		mem, emb := embeddingMemory(t)
+		mem, emb := adaptertest.Memory(t)
 		m, err := kgmemlangchain.NewMemory(mem, kgmemlangchain.MemoryConfig{Retriever: c.cfg, NoSave: true})
 		require.NoError(t, err, name)
 		for call := 1; call <= 2; call++ {
 			// A question that names no entity: linked by meaning, if at all.
 			_, err := m.LoadMemoryVariables(ctx, map[string]any{"input": "who is the engineer"})
 			require.NoError(t, err, name)
-			assert.Equal(t, c.embedded, emb.entityTexts(mem), "%s, call %d", name, call)
+			assert.Equal(t, c.embedded, emb.EntityTexts(mem), "%s, call %d", name, call)
 			vars, err := m.LoadMemoryVariables(ctx, map[string]any{"input": q})
 			require.NoError(t, err, name)
 			want, err := c.same(mem)
