@@ -334,7 +334,17 @@ func (r *MemoryRetriever) spreadGraphs(ctx context.Context, cfg RetrieverConfig,
 		if !ok {
 			continue
 		}
-		pages, err := qa.spread(ctx, query, content, cfg.Spread, r.asOf(), cfg.Candidates)
+		// Spread as of the time the question's words say, from the query
+		// with those words blanked out, as the walk does.
+		qt, err := r.readTime(ctx, r.graphs[run.index].g, query)
+		if err != nil {
+			return spread, err
+		}
+		asOf := r.asOf()
+		if qt.set {
+			asOf = qt.asOf
+		}
+		pages, err := qa.spread(ctx, qt.query, content, cfg.Spread, asOf, cfg.Candidates)
 		if err != nil {
 			return spread, err
 		}

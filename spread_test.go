@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -129,4 +130,54 @@ func TestSpreadModeValidated(t *testing.T) {
 	require.Equal(t, "auto", kgmem.SpreadAuto.String())
 	require.Equal(t, "off", kgmem.SpreadOff.String())
 	require.Equal(t, "on", kgmem.SpreadOn.String())
+}
+
+// TestPageSpreadingReadsQuestionTime: page spreading walks the graph as of
+// the time the question's words say, as the graph channel's walk does.
+// Maria's move from Berlin to Lisbon is the only way to their pages, which
+// share no word with the questions; "in 2023" ranks Berlin's page above
+// Lisbon's, the present tense Lisbon's above Berlin's, and an explicit
+// WithAsOf wins over the words.
+func TestPageSpreadingReadsQuestionTime(t *testing.T) {
+	ctx := context.Background()
+	day := func(y int, m time.Month) time.Time { return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC) }
+	g := kgmem.NewInMemoryGraph(kgmem.WithClock(func() time.Time { return day(2026, time.June) }))
+	s := kgmem.NewInMemoryKnowledgeStore()
+	for _, p := range []kgmem.KnowledgePage{
+		{ID: "maria", Content: "Maria Costa is a violinist."},
+		{ID: "berlin", Content: "The capital of Germany on the Spree."},
+		{ID: "lisbon", Content: "The capital of Portugal on the Tagus."},
+	} {
+		require.NoError(t, s.Put(ctx, p))
+	}
+	for _, e := range []kgmem.Entity{
+		{ID: "maria", Name: "Maria Costa", SourceIDs: []string{"maria"}},
+		{ID: "berlin", Name: "Berlin", SourceIDs: []string{"berlin"}},
+		{ID: "lisbon", Name: "Lisbon", SourceIDs: []string{"lisbon"}},
+	} {
+		require.NoError(t, g.AddEntity(ctx, e))
+	}
+	require.NoError(t, g.AddRelation(ctx, kgmem.Relation{SourceID: "maria", TargetID: "berlin", Type: "lives_in", ValidFrom: day(2019, time.January), ValidTo: day(2024, time.March)}))
+	require.NoError(t, g.AddRelation(ctx, kgmem.Relation{SourceID: "maria", TargetID: "lisbon", Type: "lives_in", ValidFrom: day(2024, time.March)}))
+	for _, tc := range []struct {
+		q      string
+		opts   []kgmem.RetrieverOption
+		before string
+		after  string
+	}{
+		{"Where did Maria Costa live in 2023?", nil, "berlin", "lisbon"},
+		{"Where does Maria Costa live?", nil, "lisbon", "berlin"},
+		{"Where did Maria Costa live in 2023?", []kgmem.RetrieverOption{kgmem.WithAsOf(kgmem.At(day(2025, time.January)))}, "lisbon", "berlin"},
+	} {
+		t.Run(tc.q, func(t *testing.T) {
+			opts := append([]kgmem.RetrieverOption{kgmem.WithKnowledgeGraph(g)}, tc.opts...)
+			res, err := kgmem.NewMemoryRetriever(s, kgmem.RetrieverConfig{Spread: kgmem.SpreadOn, MaxResults: 20}, opts...).Retrieve(ctx, tc.q)
+			require.NoError(t, err)
+			b := pageRank(res, tc.before)
+			require.GreaterOrEqual(t, b, 0, "%s's page is missing: %v", tc.before, itemIDs(res.Items))
+			if a := pageRank(res, tc.after); a >= 0 {
+				require.Less(t, b, a, "%s's page ranks below %s's: %v", tc.before, tc.after, itemIDs(res.Items))
+			}
+		})
+	}
 }
