@@ -181,3 +181,40 @@ func TestPageSpreadingReadsQuestionTime(t *testing.T) {
 		})
 	}
 }
+
+// TestPageSpreadingCoCited: an entity that the extraction named on a page
+// but left out of every triple is still reached from the page's other
+// entities: the question names Big Eye, whose page also names Jon Vale
+// with no relation between them, and Jon Vale's own page, which shares no
+// word with the question, is ranked by page spreading; a page whose
+// entities share no page with Big Eye's is not.
+func TestPageSpreadingCoCited(t *testing.T) {
+	ctx := context.Background()
+	s, g := kgmem.NewInMemoryKnowledgeStore(), kgmem.NewInMemoryGraph()
+	for _, p := range []kgmem.KnowledgePage{
+		{ID: "film", Content: "Big Eye is a 2001 film directed by Jon Vale."},
+		{ID: "jon", Content: "He married Mia Roe in Lyon."},
+		{ID: "other", Content: "Ada Pike married Tom Reed in Nice."},
+	} {
+		require.NoError(t, s.Put(ctx, p))
+	}
+	for _, e := range []kgmem.Entity{
+		{ID: "big_eye", Name: "Big Eye", SourceIDs: []string{"film"}},
+		{ID: "year", Name: "2001", SourceIDs: []string{"film"}},
+		{ID: "jon", Name: "Jon Vale", SourceIDs: []string{"film", "jon"}},
+		{ID: "mia", Name: "Mia Roe", SourceIDs: []string{"jon"}},
+		{ID: "ada", Name: "Ada Pike", SourceIDs: []string{"other"}},
+		{ID: "tom", Name: "Tom Reed", SourceIDs: []string{"other"}},
+	} {
+		require.NoError(t, g.AddEntity(ctx, e))
+	}
+	require.NoError(t, g.AddRelation(ctx, kgmem.Relation{SourceID: "big_eye", TargetID: "year", Type: "released in"}))
+	require.NoError(t, g.AddRelation(ctx, kgmem.Relation{SourceID: "jon", TargetID: "mia", Type: "married"}))
+	require.NoError(t, g.AddRelation(ctx, kgmem.Relation{SourceID: "ada", TargetID: "tom", Type: "married"}))
+	res, err := kgmem.NewMemoryRetriever(s, kgmem.RetrieverConfig{Spread: kgmem.SpreadOn, MaxResults: 20}, kgmem.WithKnowledgeGraph(g)).
+		Retrieve(ctx, "Whom did the man behind Big Eye marry?")
+	require.NoError(t, err)
+	require.Equal(t, 0, pageRank(res, "film"), "%v", itemIDs(res.Items))
+	require.Equal(t, 1, pageRank(res, "jon"), "%v", itemIDs(res.Items))
+	require.Equal(t, -1, pageRank(res, "other"), "%v", itemIDs(res.Items))
+}
