@@ -698,7 +698,7 @@ func (r *MemoryRetriever) walkConfig() walkConfig {
 type questionAnswerer interface {
 	answer(ctx context.Context, query string, cfg walkConfig, types []string, keep int) ([]graphHit, int, error)
 	answerFrom(ctx context.Context, query string, cfg walkConfig, types []string, keep int, seeds []seedLink) ([]graphHit, int, error)
-	spread(ctx context.Context, query string, content []ScoredPage, mode SpreadMode, asOf AsOf, limit int) ([]pageMass, error)
+	spread(ctx context.Context, query string, content func() []ScoredPage, mode SpreadMode, asOf AsOf, limit int) ([]pageMass, error)
 }
 
 // walkNamed searches walks from the entities the query names (see

@@ -129,7 +129,7 @@ type pageMass struct {
 // holds g.mu for reading. It returns the best limit pages reached (all
 // of them when limit ≤ 0), best first (ties: page ID), with scores summing
 // to at most 1.
-func (g *InMemoryGraph) spreadPages(ctx context.Context, query string, content []ScoredPage, asOf AsOf, limit int) ([]pageMass, error) {
+func (g *InMemoryGraph) spreadPages(ctx context.Context, query string, content func() []ScoredPage, asOf AsOf, limit int) ([]pageMass, error) {
 	seeds := g.spreadSeeds(query, content)
 	if len(seeds) == 0 {
 		return nil, nil
@@ -179,18 +179,18 @@ func (g *InMemoryGraph) spreadPages(ctx context.Context, query string, content [
 				}
 			}
 			pass := spreadDamping * front[u]
-			co := g.coCited(u, &coBuf)
-			if len(co) > 0 {
-				cs := spreadCoCited * pass
-				if deg == 0 {
-					cs = pass
+			cs := spreadCoCited * pass
+			if deg == 0 {
+				cs = pass
+			}
+			// An entity cited with many others (a generic node on forty
+			// pages) would hand each less than spreadMinShare: it keeps
+			// that share for its relations, and the list is never built.
+			if co := g.coCitedCount(u); co > 0 && cs/float64(co) >= spreadMinShare {
+				for _, c := range g.coCited(u, &coBuf) {
+					next[c.node] += cs * c.weight
 				}
-				if cs/float64(len(co)) >= spreadMinShare {
-					for _, c := range co {
-						next[c.node] += cs * c.weight
-					}
-					pass -= cs
-				}
+				pass -= cs
 			}
 			share := 0.0
 			if deg > 0 {
@@ -282,7 +282,7 @@ func (n *node) sourceIDs() []string {
 // weak mention at spreadWeakLink), or, when it names none, the entities
 // that the best pages of content cite, each by the best score of a page
 // citing it × its specificity.
-func (g *InMemoryGraph) spreadSeeds(query string, content []ScoredPage) []spreadSeed {
+func (g *InMemoryGraph) spreadSeeds(query string, content func() []ScoredPage) []spreadSeed {
 	best := make(map[int32]float64)
 	for _, l := range g.questionLinks(query, splitUnits(query)) {
 		w := l.quality * g.specificity(l.node)
@@ -292,6 +292,7 @@ func (g *InMemoryGraph) spreadSeeds(query string, content []ScoredPage) []spread
 		best[l.node] = max(best[l.node], w)
 	}
 	if len(best) == 0 {
+		content := content()
 		for i, pg := range content {
 			if i == spreadSeedPages || pg.Score < spreadSeedShare*content[0].Score {
 				break
@@ -334,7 +335,7 @@ func (g *InMemoryGraph) freeTextTypes() bool {
 
 // spread runs page spreading under the graph's read lock, when mode asks
 // for it over this graph (see questionAnswerer).
-func (g *InMemoryGraph) spread(ctx context.Context, query string, content []ScoredPage, mode SpreadMode, asOf AsOf, limit int) ([]pageMass, error) {
+func (g *InMemoryGraph) spread(ctx context.Context, query string, content func() []ScoredPage, mode SpreadMode, asOf AsOf, limit int) ([]pageMass, error) {
 	if err := g.rlock(); err != nil {
 		return nil, err
 	}
@@ -350,7 +351,16 @@ func (g *InMemoryGraph) spread(ctx context.Context, query string, content []Scor
 // from the stores, at most cfg.Candidates of them, each with the path of
 // the entity that gave it most). It returns how many pages it scored.
 func (r *MemoryRetriever) spreadGraphs(ctx context.Context, cfg RetrieverConfig, query string, runs []sourceRun, c *candidates) (int, error) {
-	content := seedPages(runs, spreadSeedPages)
+	// The best text hits seed only where the question names no entity:
+	// found once, when a graph first asks.
+	var top []ScoredPage
+	found := false
+	content := func() []ScoredPage {
+		if !found {
+			top, found = seedPages(runs, spreadSeedPages), true
+		}
+		return top
+	}
 	f := r.pageFetcher(ctx, runs, c, cfg)
 	spread := 0
 	for i := range runs {
@@ -445,6 +455,16 @@ func (c *candidates) scorePages() {
 		}
 		c.items[i].Score = min(1, s/norm)
 	}
+}
+
+// coCitedCount is the length of coCited(n): the entities sharing a page
+// with n, counted once per page.
+func (g *InMemoryGraph) coCitedCount(n int32) int {
+	c := 0
+	for _, p := range g.nodes[n].sourceIDs() {
+		c += max(len(g.sources.ents[p])-1, 0)
+	}
+	return c
 }
 
 // coCited returns the entities that share a page with n (cite one of its
