@@ -46,10 +46,13 @@ func checkRetrieveTimeAndConnection(t *testing.T, g kgmem.KnowledgeGraph) {
 		addEntity(t, h, kgmem.Entity{ID: "person:ann", Name: "Ann", Type: "person"})
 		addEntity(t, h, kgmem.Entity{ID: "city:berlin", Name: "Berlin", Type: "city", Aliases: []string{"柏林"}})
 		addEntity(t, h, kgmem.Entity{ID: "city:lisbon", Name: "Lisbon", Type: "city", Aliases: []string{"里斯本"}})
+		addEntity(t, h, kgmem.Entity{ID: "org:acme", Name: "Acme", Type: "organization"})
 		for _, r := range []kgmem.Relation{
 			{SourceID: "person:maria", TargetID: "city:berlin", Type: "lives_in", Weight: 1, ValidFrom: d(2019, 1), ValidTo: d(2024, 3)},
 			{SourceID: "person:maria", TargetID: "city:lisbon", Type: "lives_in", Weight: 1, ValidFrom: d(2024, 3)},
 			{SourceID: "person:maria", TargetID: "person:li", Type: "colleague_of", Weight: 1},
+			{SourceID: "person:maria", TargetID: "org:acme", Type: "works_at", Weight: 1, ValidFrom: d(2020, 1)},
+			{SourceID: "org:acme", TargetID: "city:berlin", Type: "located_in", Weight: 1},
 			{SourceID: "person:li", TargetID: "person:ann", Type: "friend_of", Weight: 0.8},
 		} {
 			addRelation(t, h, r)
@@ -59,6 +62,10 @@ func checkRetrieveTimeAndConnection(t *testing.T, g kgmem.KnowledgeGraph) {
 		{"Where did Maria live in 2023?", `Maria —lives_in→ Berlin (2019 → 2024-03) (lives_in ← "live"; city ← "Where"; as of 2023 ← "in 2023")`},
 		{"Where did Maria live before Lisbon?", `Maria —lives_in→ Berlin (2019 → 2024-03) (lives_in ← "live"; city ← "Where"; as of just before 2024-03 ← "before Lisbon")`},
 		{"Maria 2025年住在哪里？", `Maria —lives_in→ Lisbon (2024-03 →) (lives_in ← "住在"; city ← "在哪"; as of 2025 ← "2025年")`},
+		// "Where does X work": the employer, and where it is, in both
+		// languages (在哪里工作 is one phrase, not 在哪 "where" + 工作 "job").
+		{"Maria在哪里工作？", `Maria —works_at→ Acme (2020 →) —located_in→ Berlin (works_at ← "在哪里工作"; city ← "在哪")`},
+		{"Where does Maria work?", `Maria —works_at→ Acme (2020 →) —located_in→ Berlin (works_at ← "work"; city ← "Where")`},
 		{"How is Maria related to 李雷?", `Maria —colleague_of→ 李雷`},
 		{"Maria和Ann是什么关系？", `Maria —colleague_of→ 李雷 —friend_of→ Ann`},
 	} {

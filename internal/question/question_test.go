@@ -2,6 +2,7 @@ package question
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -132,6 +133,17 @@ func TestMatchRelationTerms(t *testing.T) {
 	require.Equal(t, map[string]float64{"other half": strengthIdiom}, strength("her other half", "spouse", nil))
 	require.Equal(t, map[string]float64{"负责": strengthLexicon}, strength("张三负责什么", "works_on", nil))
 	require.Equal(t, map[string]float64{"导演": strengthExact}, strength("英雄的导演是谁", "导演", nil))
+	// "Where does X work" is one phrase that names the employer.
+	for _, q := range []string{"Maria在哪里工作？", "Maria去年在哪儿上班？"} {
+		w := q[len("Maria"):]
+		w = w[:strings.IndexAny(w, "？")]
+		if strings.HasPrefix(w, "去年") {
+			w = w[len("去年"):]
+		}
+		require.Equal(t, strengthLexicon, strength(q, "works_at", nil)[w], q)
+	}
+	require.Equal(t, map[string]float64{"住在": strengthLexicon, "在哪": strengthLexicon, "哪里": strengthLexicon}, strength("Maria住在哪里？", "lives_in", nil))
+	require.NotContains(t, strength("Maria住在哪里？", "works_at", nil), "在哪里工作")
 	require.Equal(t, map[string]float64{"screenwriter": strengthLexicon}, strength("the screenwriter of it", "writer", nil))
 	require.Equal(t, map[string]float64{"son": strengthLexicon * inverseSense}, strength("her son", "parents", nil))
 	v := CompileVocab(map[string][]string{"directed_by": {"who made"}}, nil, nil)

@@ -180,7 +180,7 @@ func Concepts() []Concept {
 		{Name: "employ", En: []string{"work", "work for", "work at", "employ", "employee", "employer", "staff",
 			"hire", "job at",
 			"institution", "organization", "organisation", "workplace"},
-			Zh: []string{"就职", "任职", "受雇", "员工", "雇员", "上班", "供职"}},
+			Zh: []string{"就职", "任职", "受雇", "员工", "雇员", "上班", "供职", "在哪里工作", "在哪工作", "在哪儿工作", "在什么地方工作", "在哪里上班", "在哪上班", "在哪儿上班"}},
 		{Name: "customer", En: []string{"customer", "client", "buyer", "account"},
 			Zh: []string{"客户", "顾客", "买家"}},
 		{Name: "found", En: []string{"found", "founded", "founder", "establish", "create", "creator", "start",
