@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+
+	"github.com/kgmem/kgmem/internal/textrule"
 	"slices"
 	"strings"
 )
@@ -100,6 +102,12 @@ const (
 	// within 0.3; 0.3 and 0.5 lower the generated sets' R@2 and R@5 by up
 	// to 1.8 points.
 	spreadCoCited = 0.15
+	// spreadAsked is how much more than another a relation weighs along
+	// which an entity passes activation on when its type shares a word with
+	// the question ("director" and "directed by"; "married" and "spouse"
+	// do not): 1 lifts R@5 by 0.5 to 1.3 points on every set and lowers
+	// none; 2 and 3 lower gen2's R@2 and musique-dev's R@5.
+	spreadAsked   = 1.0
 	spreadRankK   = 10.0
 	spreadGamma   = 1.5
 	freeTextShare = 0.2
@@ -136,6 +144,7 @@ func (g *InMemoryGraph) spreadPages(ctx context.Context, query string, content f
 	}
 	st := g.step(nil, asOf)
 	valid := func(rel int32) bool { return !st.timed || g.rels[rel].admits(st.at) }
+	asks := g.asksAbout(query)
 	act := make(map[int32]float64, 64) // what each entity keeps
 	front := make(map[int32]float64, len(seeds))
 	next := make(map[int32]float64)
@@ -143,7 +152,7 @@ func (g *InMemoryGraph) spreadPages(ctx context.Context, query string, content f
 		front[s.node] += s.weight
 	}
 	var order []int32
-	var coBuf []spreadSeed
+	var coBuf, edges []spreadSeed
 	for step := 0; ; step++ {
 		for n, m := range front {
 			act[n] += (1 - spreadDamping) * m
@@ -170,14 +179,24 @@ func (g *InMemoryGraph) spreadPages(ctx context.Context, query string, content f
 		clear(next)
 		for _, u := range order {
 			nd := &g.nodes[u]
-			deg := 0
+			// The relations u passes activation on along, each weighing
+			// 1, or 1 + spreadAsked when its type shares a word with the
+			// question.
+			edges = edges[:0]
+			wsum := 0.0
 			for _, list := range [2][]adj{nd.out, nd.in} {
 				for _, a := range list {
 					if a.to != u && valid(a.rel) {
-						deg++
+						w := 1.0
+						if asks(a.rel) {
+							w += spreadAsked
+						}
+						edges = append(edges, spreadSeed{a.to, w})
+						wsum += w
 					}
 				}
 			}
+			deg := len(edges)
 			pass := spreadDamping * front[u]
 			cs := spreadCoCited * pass
 			if deg == 0 {
@@ -192,20 +211,12 @@ func (g *InMemoryGraph) spreadPages(ctx context.Context, query string, content f
 				}
 				pass -= cs
 			}
-			share := 0.0
-			if deg > 0 {
-				share = pass / float64(deg)
-			}
-			if share < spreadMinShare {
+			if deg == 0 || pass/float64(deg) < spreadMinShare {
 				act[u] += pass
 				continue
 			}
-			for _, list := range [2][]adj{nd.out, nd.in} {
-				for _, a := range list {
-					if a.to != u && valid(a.rel) {
-						next[a.to] += share
-					}
-				}
+			for _, e := range edges {
+				next[e.node] += pass * e.weight / wsum
 			}
 		}
 		front, next = next, front
@@ -504,4 +515,29 @@ func (g *InMemoryGraph) coCited(n int32, buf *[]spreadSeed) []spreadSeed {
 	}
 	*buf = out
 	return out
+}
+
+// asksAbout returns whether a relation's type shares a word with query
+// (kgmem's tokeniser: folded, stemmed, stop words out), each type read
+// once per call.
+func (g *InMemoryGraph) asksAbout(query string) func(rel int32) bool {
+	words := map[string]bool{}
+	for _, w := range textrule.Tokenize(query) {
+		words[w] = true
+	}
+	seen := map[int32]bool{}
+	return func(rel int32) bool {
+		t := g.rels[rel].typ
+		asks, ok := seen[t]
+		if !ok {
+			for _, w := range textrule.Tokenize(g.types.names[t]) {
+				if words[w] {
+					asks = true
+					break
+				}
+			}
+			seen[t] = asks
+		}
+		return asks
+	}
 }

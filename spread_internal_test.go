@@ -38,3 +38,40 @@ func TestFreeTextTypes(t *testing.T) {
 		})
 	}
 }
+
+// TestSpreadPagesWeighsTheAskedRelation pins page spreading's split on a
+// star: Big Eye (the seed) with a relation "directed by" to Jon Vale and
+// one "filmed in" to Lyon, each cited by a page of its own. All that
+// reaches Jon and Lyon comes from the seed, split in proportion to the
+// relations' weights: 1 + spreadAsked (2) for the type that shares a word
+// with the question, 1 for the other, so their pages' masses stand 2 : 1;
+// a question that shares no word with either type splits evenly.
+func TestSpreadPagesWeighsTheAskedRelation(t *testing.T) {
+	ctx := context.Background()
+	g := NewInMemoryGraph()
+	require.NoError(t, g.AddBatch(ctx, []Entity{
+		{ID: "big_eye", Name: "Big Eye", SourceIDs: []string{"film"}},
+		{ID: "jon", Name: "Jon Vale", SourceIDs: []string{"jon"}},
+		{ID: "lyon", Name: "Lyon", SourceIDs: []string{"lyon"}},
+	}, []Relation{
+		{SourceID: "big_eye", TargetID: "jon", Type: "directed by"},
+		{SourceID: "big_eye", TargetID: "lyon", Type: "filmed in"},
+	}))
+	mass := func(q string) map[string]float64 {
+		g.mu.RLock()
+		defer g.mu.RUnlock()
+		pages, err := g.spreadPages(ctx, q, func() []ScoredPage { return nil }, AsOf{}, 0)
+		require.NoError(t, err)
+		out := map[string]float64{}
+		for _, p := range pages {
+			out[p.page] = p.score
+		}
+		return out
+	}
+	got := mass("Who directed Big Eye?")
+	require.InDelta(t, 2, got["jon"]/got["lyon"], 1e-9, "%v", got)
+	got = mass("Where was Big Eye filmed?")
+	require.InDelta(t, 2, got["lyon"]/got["jon"], 1e-9, "%v", got)
+	got = mass("Tell me about Big Eye")
+	require.InDelta(t, 1, got["jon"]/got["lyon"], 1e-12, "%v", got)
+}

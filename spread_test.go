@@ -218,3 +218,37 @@ func TestPageSpreadingCoCited(t *testing.T) {
 	require.Equal(t, 1, pageRank(res, "jon"), "%v", itemIDs(res.Items))
 	require.Equal(t, -1, pageRank(res, "other"), "%v", itemIDs(res.Items))
 }
+
+// TestPageSpreadingFollowsTheAskedRelation: of two relations from the
+// entity the question names, page spreading passes more along the one
+// whose type shares a word with the question, so its page ranks first.
+func TestPageSpreadingFollowsTheAskedRelation(t *testing.T) {
+	ctx := context.Background()
+	s, g := kgmem.NewInMemoryKnowledgeStore(), kgmem.NewInMemoryGraph()
+	for _, p := range []kgmem.KnowledgePage{
+		{ID: "film", Content: "Big Eye is a 2001 film."},
+		{ID: "jon", Content: "A painter turned storyteller."},
+		{ID: "lyon", Content: "A city on the Rhône."},
+	} {
+		require.NoError(t, s.Put(ctx, p))
+	}
+	for _, e := range []kgmem.Entity{
+		{ID: "big_eye", Name: "Big Eye", SourceIDs: []string{"film"}},
+		{ID: "jon", Name: "Jon Vale", SourceIDs: []string{"jon"}},
+		{ID: "lyon", Name: "Lyon", SourceIDs: []string{"lyon"}},
+	} {
+		require.NoError(t, g.AddEntity(ctx, e))
+	}
+	require.NoError(t, g.AddRelation(ctx, kgmem.Relation{SourceID: "big_eye", TargetID: "jon", Type: "directed by"}))
+	require.NoError(t, g.AddRelation(ctx, kgmem.Relation{SourceID: "big_eye", TargetID: "lyon", Type: "filmed in"}))
+	r := kgmem.NewMemoryRetriever(s, kgmem.RetrieverConfig{Spread: kgmem.SpreadOn, MaxResults: 20}, kgmem.WithKnowledgeGraph(g))
+	for _, tc := range []struct{ q, first, second string }{
+		{"Who directed Big Eye?", "jon", "lyon"},
+		{"Where was Big Eye filmed?", "lyon", "jon"},
+	} {
+		res, err := r.Retrieve(ctx, tc.q)
+		require.NoError(t, err)
+		a, b := pageRank(res, tc.first), pageRank(res, tc.second)
+		require.True(t, a >= 0 && b >= 0 && a < b, "%q: %s's page at %d, %s's at %d: %v", tc.q, tc.first, a, tc.second, b, itemIDs(res.Items))
+	}
+}
