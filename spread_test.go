@@ -220,8 +220,10 @@ func TestPageSpreadingCoCited(t *testing.T) {
 }
 
 // TestPageSpreadingFollowsTheAskedRelation: of two relations from the
-// entity the question names, page spreading passes more along the one
-// whose type shares a word with the question, so its page ranks first.
+// entity the question names, Hybrid with page spreading ranks first the
+// page of the one whose type shares a word with the question (the walk
+// follows it, and page spreading passes it more: see
+// TestSpreadPagesWeighsTheAskedRelation for the split itself).
 func TestPageSpreadingFollowsTheAskedRelation(t *testing.T) {
 	ctx := context.Background()
 	s, g := kgmem.NewInMemoryKnowledgeStore(), kgmem.NewInMemoryGraph()
