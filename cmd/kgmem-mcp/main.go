@@ -122,8 +122,10 @@ func run(args []string) error {
 	singleValued := fs.String("single-valued", "", "comma-separated relation types of which an entity holds one value at a time (lives_in,works_at), "+
 		"kept in the memory's schema: given, it replaces the stored ones (\"\" clears them); left out, the stored ones hold")
 	maxSessions := fs.Int("max-sessions", defaultMaxSessions, "with -http: the most sessions open at once; a request that would open one more is refused with 503 (0: no bound)")
-	tokenFlag := fs.String("token", "", "with -http: the bearer token every request must carry (default: $"+tokenEnv+", which other users cannot read from the process list as they can a flag); "+
-		"required for an address that is not loopback")
+	tokenFlag := fs.String("token", "", "with -http: one bearer token allowed every scope, instead of -tokens (default: $"+tokenEnv+", which other users cannot read from the process list as they can a flag)")
+	tokensFlag := fs.String("tokens", "", "with -http: the tokens file, one token a line with the scopes it may use, mode 0600 "+
+		"(default: "+defaultTokensFile+" in -dir); created with one random token, allowed every scope and printed once, when missing")
+	noAuth := fs.Bool("no-auth", false, "with -http: require no token; the address must be loopback, where every local process can use the memory")
 	scoped := fs.Bool("scopes", false, "-dir holds one memory per scope (kgmem.OpenMemories): every tool takes an optional scope argument, and recall scopes, a list")
 	defScope := fs.String("default-scope", DefaultScope, "with -scopes: the scope of a call that names none")
 	allowScopes := fs.String("allow-scopes", "", "with -scopes: comma-separated scopes the clients may use, the default one among them (default: every scope); "+
@@ -147,10 +149,15 @@ func run(args []string) error {
 		return fmt.Errorf("-max-sessions %d is negative", *maxSessions)
 	}
 	token := *tokenFlag
+	withTokens := flagSet(fs, "tokens")
 	switch {
-	case *addr == "" && flagSet(fs, "token"):
-		return errors.New("-token is for -http: over stdio the server answers the one client that started it")
-	case *addr != "" && token == "":
+	case *addr == "" && (flagSet(fs, "token") || withTokens || *noAuth):
+		return errors.New("-token, -tokens and -no-auth are for -http: over stdio the server answers the one client that started it")
+	case *noAuth && (flagSet(fs, "token") || withTokens):
+		return errors.New("-no-auth requires no token: give it without -token and -tokens")
+	case flagSet(fs, "token") && withTokens:
+		return errors.New("-token and -tokens: give one (to use that token beside the file's, add it to the file with the scope *)")
+	case *addr != "" && token == "" && !withTokens && !*noAuth:
 		token = os.Getenv(tokenEnv)
 	}
 	if *addr != "" {
@@ -158,7 +165,22 @@ func run(args []string) error {
 			if err := checkToken(token); err != nil {
 				return fmt.Errorf("-token: %v", err)
 			}
-		} else if err := checkLoopback(*addr); err != nil {
+		} else if *noAuth {
+			if err := checkLoopback(*addr); err != nil {
+				return err
+			}
+		}
+	}
+	// -tokens is read once the memory directory, where the default one
+	// lives, exists.
+	tokensPath := ""
+	if *addr != "" && token == "" && !*noAuth {
+		p := *tokensFlag
+		if !withTokens {
+			p = filepath.Join(*dir, defaultTokensFile)
+		}
+		var err error
+		if tokensPath, err = expandPath("-tokens", p); err != nil {
 			return err
 		}
 	}
@@ -198,26 +220,43 @@ func run(args []string) error {
 		srv = NewServer(mem, abs)
 	}
 
+	var tokens *tokenSet
+	if tokensPath != "" {
+		if tokens, err = loadTokens(tokensPath, os.Stderr); err != nil {
+			return err
+		}
+		var allowed []string
+		if *scoped {
+			allowed, _ = parseList("-allow-scopes", *allowScopes)
+		}
+		if err := tokens.checkScopes(*scoped, allowed); err != nil {
+			return fmt.Errorf("tokens file %s: %v", tokensPath, err)
+		}
+	}
+
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *addr == "" {
 		return srv.Run(ctx, newStdioTransport(os.Stdin, nopCloser{os.Stdout}, 0))
 	}
 	var ln net.Listener
-	if token != "" {
-		ln, err = net.Listen("tcp", *addr)
-	} else {
+	if *noAuth {
 		ln, err = listenLoopback(*addr)
+	} else {
+		ln, err = net.Listen("tcp", *addr)
 	}
 	if err != nil {
 		return err
 	}
 	auth := "no token: loopback only"
-	if token != "" {
+	switch {
+	case token != "":
 		auth = "bearer token required"
+	case tokens != nil:
+		auth = fmt.Sprintf("bearer token required: %d in %s", len(tokens.grants), tokensPath)
 	}
 	fmt.Fprintf(os.Stderr, "kgmem-mcp: serving streamable HTTP on http://%v (%s)\n", ln.Addr(), auth)
-	return serveHTTP(ctx, srv, ln, httpOptions{sessionTimeout: *timeout, maxSessions: *maxSessions, token: token})
+	return serveHTTP(ctx, srv, ln, httpOptions{sessionTimeout: *timeout, maxSessions: *maxSessions, token: token, tokens: tokens})
 }
 
 // memoryDir returns the absolute path of the memory directory -dir names:
@@ -226,17 +265,21 @@ func run(args []string) error {
 // expands it), and a relative path is resolved against the working
 // directory, which the client chooses: give an absolute path. "~user" is
 // refused rather than read as a directory named so.
-func memoryDir(dir string) (string, error) {
-	if dir == "~" || strings.HasPrefix(dir, "~/") || strings.HasPrefix(dir, "~"+string(filepath.Separator)) {
+func memoryDir(dir string) (string, error) { return expandPath("-dir", dir) }
+
+// expandPath returns the absolute path of the path p the flag name gives,
+// as memoryDir does for -dir.
+func expandPath(name, p string) (string, error) {
+	if p == "~" || strings.HasPrefix(p, "~/") || strings.HasPrefix(p, "~"+string(filepath.Separator)) {
 		home, err := os.UserHomeDir()
 		if err != nil {
-			return "", fmt.Errorf("-dir %q: %v", dir, err)
+			return "", fmt.Errorf("%s %q: %v", name, p, err)
 		}
-		dir = filepath.Join(home, dir[1:])
-	} else if strings.HasPrefix(dir, "~") {
-		return "", fmt.Errorf("-dir %q: only ~ and ~/ are expanded, to the home directory; give the path", dir)
+		p = filepath.Join(home, p[1:])
+	} else if strings.HasPrefix(p, "~") {
+		return "", fmt.Errorf("%s %q: only ~ and ~/ are expanded, to the home directory; give the path", name, p)
 	}
-	return filepath.Abs(dir)
+	return filepath.Abs(p)
 }
 
 // flagSet reports whether the flag name was given on the command line.
@@ -316,7 +359,7 @@ type nopCloser struct{ io.Writer }
 func (nopCloser) Close() error { return nil }
 
 // checkLoopback refuses an address whose host is not a loopback IP or
-// "localhost": without a token the server has no authentication, so it
+// "localhost": with -no-auth the server has no authentication, so it
 // must not be reachable from other machines.
 func checkLoopback(addr string) error {
 	host, _, err := net.SplitHostPort(addr)
@@ -329,7 +372,7 @@ func checkLoopback(addr string) error {
 	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
 		return nil
 	}
-	return fmt.Errorf("-http %q: without a token (-token or $%s) the host must be a loopback address (127.0.0.1, ::1 or localhost)", addr, tokenEnv)
+	return fmt.Errorf("-http %q: with -no-auth, which requires no token, the host must be a loopback address (127.0.0.1, ::1 or localhost)", addr)
 }
 
 // listenLoopback listens on addr, refusing an address that did not

@@ -228,7 +228,10 @@ func TestScopesAllowed(t *testing.T) {
 	}
 	tools, err := cs.ListTools(ctx, nil)
 	require.NoError(t, err)
-	require.Len(t, tools.Tools, len(calls))
+	require.Len(t, tools.Tools, len(calls)+1) // and list_scopes, which takes no scope
+	var list ListScopesOutput
+	call(t, cs, "list_scopes", nil, &list)
+	assert.Equal(t, ListScopesOutput{Scopes: []string{"a", "b"}, Default: "a"}, list)
 	for _, c := range calls {
 		for _, scope := range []string{"secret", "nowhere"} {
 			assert.Equal(t, c.tool+": "+errScopeRefused, callErr(t, cs, c.tool, scoped(scope, c.args)), c.tool)

@@ -43,7 +43,8 @@ func newServer(t tools) *mcp.Server {
 	instructions := ""
 	if t.sc != nil {
 		instructions = " The memory is split into scopes that share nothing: every tool takes an optional scope (default " + fmt.Sprintf("%q", t.sc.def) +
-			"), and recall takes scopes, a list, to search several at once."
+			"), and recall takes scopes, a list, to search several at once; " +
+			"a client whose token may not use the default scope defaults to the first scope its token lists. list_scopes lists the scopes this client may use."
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "kgmem", Title: "kgmem memory", Version: Version}, &mcp.ServerOptions{
 		Instructions: "A long-term memory: a knowledge graph of entities and relations, and the knowledge pages they come from. " +
@@ -73,6 +74,9 @@ func newServer(t tools) *mcp.Server {
 		"the relations it is the source or the target of, ended ones included, each with when it held.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, tools.history)
 	addReferenceTools(s, t)
+	if t.sc != nil {
+		addListScopes(s, t)
+	}
 	return s
 }
 
