@@ -47,11 +47,11 @@ const tokensHeader = `# kgmem-mcp tokens: who may use this server over HTTP.
 
 // A tokenGrant is one token of the tokens file and the scopes it allows.
 type tokenGrant struct {
-	line   int              // in the tokens file; 0 for -token
+	line   int               // in the tokens file; 0 for -token
 	sum    [sha256.Size]byte // of the token
-	all    bool             // every scope the server serves
-	scopes []string         // otherwise, as the file lists them
-	user   string           // names the token's sessions (auth.TokenInfo.UserID)
+	all    bool              // every scope the server serves
+	scopes []string          // otherwise, as the file lists them
+	user   string            // names the token's sessions (auth.TokenInfo.UserID)
 }
 
 // allows reports whether the token may use scope (besides what the
