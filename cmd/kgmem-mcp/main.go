@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	kgmem-mcp -dir ~/.kgmem/assistant [-single-valued lives_in,works_at] [-http 127.0.0.1:8931 [-token T] [-session-timeout 30m] [-max-sessions 1000]]
+//	kgmem-mcp -dir ~/.kgmem/assistant [-single-valued lives_in,works_at] [-http 127.0.0.1:8931 [-tokens FILE | -token T | -no-auth] [-session-timeout 30m] [-max-sessions 1000]]
 //	kgmem-mcp -dir ~/.kgmem/team -scopes [-default-scope default] [-allow-scopes a,b] [other flags as above]
 //	kgmem-mcp -version
 //
@@ -34,7 +34,8 @@
 // over HTTP every client's, whatever token it holds); a call naming
 // another, existing or not, fails with one error that names no scope, and
 // neither opens nor creates it. Without -allow-scopes a call may name any
-// scope. Do not point -scopes at a directory that holds one memory.
+// scope. list_scopes lists the scopes a client may use. Do not point
+// -scopes at a directory that holds one memory.
 //
 // Over stdio every line is one JSON-RPC message. A line that is not one is
 // answered with a JSON-RPC error whose id is null (-32700 when it is not
@@ -42,17 +43,41 @@
 // 16 MiB), and the server reads on. stdio serves the one client that
 // started the server, with no token.
 //
-// Over HTTP, with a token (-token, or the environment variable
-// KGMEM_MCP_TOKEN, which other users cannot read from the process list as
-// they can a flag; at least 16 printable ASCII bytes, such as the output of
-// openssl rand -hex 32) every request must carry the header
-// "Authorization: Bearer <token>": one without it, or with another token,
-// is answered 401 Unauthorized with a WWW-Authenticate: Bearer challenge,
-// and opens no session. The token is compared in constant time. Without a
-// token the server listens only on a loopback address (127.0.0.1, ::1 or
-// localhost), where every local process can reach it; with one it listens
-// where -http says. It speaks plain HTTP: across machines, put a TLS proxy
-// in front of it, or the token travels in the clear.
+// Over HTTP the server requires a bearer token: every request must carry
+// the header "Authorization: Bearer <token>", and one without it, or with
+// a token the server does not know, is answered 401 Unauthorized with a
+// WWW-Authenticate: Bearer challenge and opens no session. The tokens are
+// read from the tokens file -tokens names (default: kgmem-mcp.tokens in
+// -dir): one token a line, then the scopes it may use, separated by
+// blanks, or * for every scope the server serves (a scope with a blank, a
+// quote or a backslash, starting with # or named * is written as a Go
+// string in double quotes); lines starting with # are comments. The file
+// must be mode 0600 (the server refuses one that group or others may read
+// or write, saying so), and a malformed line stops the server with an
+// error naming the line. When the file does not exist the server creates
+// it, mode 0600, with one random token (256 bits from crypto/rand)
+// allowed every scope, and prints that token to stderr, once: later
+// starts read it from the file. Edit the file, and restart, to add tokens
+// or narrow them to scopes (only with -scopes, and within -allow-scopes).
+// A call with a token uses only the scopes both the command line and the
+// token allow: a scope outside them, existing or not, is refused with the
+// same error as any refused scope, which names none, so a token learns
+// nothing of the others, not even whether they exist; list_scopes and a
+// cross-scope recall show only its scopes. A call naming no scope uses
+// -default-scope, or, for a token that may not use it, the first scope
+// the file lists for the token. A session belongs to the token that
+// opened it: a request in it with another token is refused (403).
+// Instead of the file, -token (or, when neither -token nor -tokens is
+// given, the environment variable KGMEM_MCP_TOKEN, which other users
+// cannot read from the process list as they can a flag) gives one token
+// allowed every scope; -token and -tokens together are refused (add the
+// token to the file with * to use both). Tokens are at least 16
+// printable ASCII bytes, such as the output of openssl rand -hex 32, and
+// are compared in constant time. -no-auth requires no token, and then the
+// server listens only on a loopback address (127.0.0.1, ::1 or
+// localhost), where every local process can reach it; with tokens it
+// listens where -http says. It speaks plain HTTP: across machines, put a
+// TLS proxy in front of it, or the tokens travel in the clear.
 //
 // Over HTTP each client has a session, which lasts until the client ends
 // it (an HTTP DELETE) or has sent no request in it for -session-timeout

@@ -121,7 +121,9 @@ func parseTokens(r io.Reader) (*tokenSet, error) {
 	seen := map[[sha256.Size]byte]int{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, 1<<20)
-	for line := 1; sc.Scan(); line++ {
+	line := 0
+	for sc.Scan() {
+		line++
 		text := strings.TrimSpace(sc.Text())
 		if text == "" || text[0] == '#' {
 			continue
@@ -169,7 +171,7 @@ func parseTokens(r io.Reader) (*tokenSet, error) {
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, errors.New("a line longer than 1 MiB")
+			return nil, fmt.Errorf("line %d: longer than 1 MiB", line+1)
 		}
 		return nil, err
 	}
