@@ -105,7 +105,7 @@
 // takes an as_of date or date-time to answer as the memory stood then.
 // Every tool that takes an entity takes its ID, its name or an alias (a
 // name several entities share is an error listing their IDs, except in
-// open_nodes, which opens each). Scores are rounded to 3 decimals. No
+// open_nodes, which opens each). Scores are rounded to 4 decimals. No
 // tool takes a file path: everything a client writes goes into the one
 // memory directory given on the command line, and the errors a client
 // reads call it "the memory", never by its path.
