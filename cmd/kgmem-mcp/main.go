@@ -142,7 +142,7 @@ func main() {
 func run(args []string) error {
 	fs := flag.NewFlagSet("kgmem-mcp", flag.ContinueOnError)
 	dir := fs.String("dir", "", "the memory directory (required; created when missing)")
-	addr := fs.String("http", "", "serve streamable HTTP on this loopback address (such as 127.0.0.1:8931) instead of stdio")
+	addr := fs.String("http", "", "serve streamable HTTP on this address (such as 127.0.0.1:8931) instead of stdio; every request needs a bearer token (see -tokens) unless -no-auth")
 	timeout := fs.Duration("session-timeout", defaultSessionTimeout, "with -http: close a session the client has sent no request in for this long (0: never)")
 	singleValued := fs.String("single-valued", "", "comma-separated relation types of which an entity holds one value at a time (lives_in,works_at), "+
 		"kept in the memory's schema: given, it replaces the stored ones (\"\" clears them); left out, the stored ones hold")
