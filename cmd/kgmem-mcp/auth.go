@@ -1,13 +1,13 @@
 package main
 
 import (
-	"crypto/sha256"
-	"crypto/subtle"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -34,19 +34,21 @@ func checkToken(token string) error {
 }
 
 // A bearerAuth passes to next only the requests whose Authorization
-// header is "Bearer " and the token (the scheme's case ignored, RFC 7235);
-// it answers the others with 401 Unauthorized, a WWW-Authenticate: Bearer
-// challenge (RFC 6750: error="invalid_token" when a token was given) and a
-// JSON-RPC error saying what is missing. The token is compared in
-// constant time, by its SHA-256 hash, so that neither its bytes nor its
-// length leak through timing.
+// header is "Bearer " and one of the server's tokens (the scheme's case
+// ignored, RFC 7235), with the token's grant, which the tool handlers read
+// through the SDK (see tokenInfo); it answers the others with 401
+// Unauthorized, a WWW-Authenticate: Bearer challenge (RFC 6750:
+// error="invalid_token" when a token was given) and a JSON-RPC error
+// saying what is missing. Tokens are compared in constant time (see
+// tokenSet.lookup).
 type bearerAuth struct {
-	next http.Handler
-	sum  [sha256.Size]byte // of the token
+	tokens *tokenSet
+	next   http.Handler // behind the SDK's token middleware
 }
 
-func newBearerAuth(next http.Handler, token string) *bearerAuth {
-	return &bearerAuth{next: next, sum: sha256.Sum256([]byte(token))}
+func newBearerAuth(next http.Handler, tokens *tokenSet) *bearerAuth {
+	return &bearerAuth{tokens: tokens,
+		next: auth.RequireBearerToken(tokenInfo, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(next)}
 }
 
 func (a *bearerAuth) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -55,12 +57,12 @@ func (a *bearerAuth) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.refuse(w, `Bearer realm="kgmem-mcp"`, "unauthorized: send the server's token in an Authorization: Bearer header")
 		return
 	}
-	sum := sha256.Sum256([]byte(strings.TrimSpace(token)))
-	if subtle.ConstantTimeCompare(sum[:], a.sum[:]) != 1 {
+	g := a.tokens.lookup(strings.TrimSpace(token))
+	if g == nil {
 		a.refuse(w, `Bearer realm="kgmem-mcp", error="invalid_token"`, "unauthorized: the bearer token is not the server's")
 		return
 	}
-	a.next.ServeHTTP(w, r)
+	a.next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), grantKey{}, g)))
 }
 
 func (a *bearerAuth) refuse(w http.ResponseWriter, challenge, msg string) {

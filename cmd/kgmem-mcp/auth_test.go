@@ -128,8 +128,8 @@ func TestRunToken(t *testing.T) {
 	t.Setenv(tokenEnv, "")
 	file := filepath.Join(t.TempDir(), "file")
 	require.NoError(t, os.WriteFile(file, nil, 0o600))
-	// No token: loopback only.
-	assert.ErrorContains(t, run([]string{"-dir", t.TempDir(), "-http", "0.0.0.0:0"}), "without a token (-token or $KGMEM_MCP_TOKEN) the host must be a loopback address")
+	// -no-auth: loopback only.
+	assert.ErrorContains(t, run([]string{"-dir", t.TempDir(), "-http", "0.0.0.0:0", "-no-auth"}), "with -no-auth, which requires no token, the host must be a loopback address")
 	// A short token, from the flag or the environment.
 	assert.EqualError(t, run([]string{"-dir", t.TempDir(), "-http", "127.0.0.1:0", "-token", "short"}),
 		"-token: the token is 5 bytes, fewer than 16: use a random one, such as the output of openssl rand -hex 32")
@@ -143,7 +143,7 @@ func TestRunToken(t *testing.T) {
 	assert.NotContains(t, err.Error(), "loopback")
 	// -token is for HTTP; the environment is ignored over stdio.
 	assert.EqualError(t, run([]string{"-dir", t.TempDir(), "-token", testToken}),
-		"-token is for -http: over stdio the server answers the one client that started it")
+		"-token, -tokens and -no-auth are for -http: over stdio the server answers the one client that started it")
 }
 
 func TestMemoryDir(t *testing.T) {

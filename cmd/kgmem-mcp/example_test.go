@@ -50,7 +50,7 @@ func ExampleNewServer() {
 	}
 	fmt.Print(res.Content[0].(*mcp.TextContent).Text)
 	// Output:
-	// 1.00 张三 —works_on→ 项目A [entity:项目a]
+	// 1.0000 张三 —works_on→ 项目A [entity:项目a]
 }
 
 // A client written for the reference memory server calls its tools; the

@@ -27,8 +27,11 @@ type httpOptions struct {
 	// maxSessions bounds the sessions open at once; 0: no bound.
 	maxSessions int
 	// token, when not "", is the bearer token every request must carry
-	// (see bearerAuth).
+	// (see bearerAuth), allowed every scope.
 	token string
+	// tokens, when not nil, are the tokens a request may carry, each
+	// allowed its scopes; they take the place of token.
+	tokens *tokenSet
 }
 
 // serveHTTP serves srv over streamable HTTP on ln until ctx is done, then
@@ -41,10 +44,14 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, ln net.Listener, o httpOpti
 	if o.maxSessions > 0 {
 		h = &sessionLimit{next: h, srv: srv, max: o.maxSessions, timeout: o.sessionTimeout}
 	}
-	if o.token != "" {
-		// Outermost: a request without the token opens no session and
+	tokens := o.tokens
+	if tokens == nil && o.token != "" {
+		tokens = singleToken(o.token)
+	}
+	if tokens != nil {
+		// Outermost: a request without a token opens no session and
 		// takes no place under the bound.
-		h = newBearerAuth(h, o.token)
+		h = newBearerAuth(h, tokens)
 	}
 	// Requests run under ctx, so that when it ends the handlers of open
 	// streams return and Shutdown does not wait on them.

@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	kgmem-mcp -dir ~/.kgmem/assistant [-single-valued lives_in,works_at] [-http 127.0.0.1:8931 [-token T] [-session-timeout 30m] [-max-sessions 1000]]
+//	kgmem-mcp -dir ~/.kgmem/assistant [-single-valued lives_in,works_at] [-http 127.0.0.1:8931 [-tokens FILE | -token T | -no-auth] [-session-timeout 30m] [-max-sessions 1000]]
 //	kgmem-mcp -dir ~/.kgmem/team -scopes [-default-scope default] [-allow-scopes a,b] [other flags as above]
 //	kgmem-mcp -version
 //
@@ -34,7 +34,8 @@
 // over HTTP every client's, whatever token it holds); a call naming
 // another, existing or not, fails with one error that names no scope, and
 // neither opens nor creates it. Without -allow-scopes a call may name any
-// scope. Do not point -scopes at a directory that holds one memory.
+// scope. list_scopes lists the scopes a client may use. Do not point
+// -scopes at a directory that holds one memory.
 //
 // Over stdio every line is one JSON-RPC message. A line that is not one is
 // answered with a JSON-RPC error whose id is null (-32700 when it is not
@@ -42,17 +43,41 @@
 // 16 MiB), and the server reads on. stdio serves the one client that
 // started the server, with no token.
 //
-// Over HTTP, with a token (-token, or the environment variable
-// KGMEM_MCP_TOKEN, which other users cannot read from the process list as
-// they can a flag; at least 16 printable ASCII bytes, such as the output of
-// openssl rand -hex 32) every request must carry the header
-// "Authorization: Bearer <token>": one without it, or with another token,
-// is answered 401 Unauthorized with a WWW-Authenticate: Bearer challenge,
-// and opens no session. The token is compared in constant time. Without a
-// token the server listens only on a loopback address (127.0.0.1, ::1 or
-// localhost), where every local process can reach it; with one it listens
-// where -http says. It speaks plain HTTP: across machines, put a TLS proxy
-// in front of it, or the token travels in the clear.
+// Over HTTP the server requires a bearer token: every request must carry
+// the header "Authorization: Bearer <token>", and one without it, or with
+// a token the server does not know, is answered 401 Unauthorized with a
+// WWW-Authenticate: Bearer challenge and opens no session. The tokens are
+// read from the tokens file -tokens names (default: kgmem-mcp.tokens in
+// -dir): one token a line, then the scopes it may use, separated by
+// blanks, or * for every scope the server serves (a scope with a blank, a
+// quote or a backslash, starting with # or named * is written as a Go
+// string in double quotes); lines starting with # are comments. The file
+// must be mode 0600 (the server refuses one that group or others may read
+// or write, saying so), and a malformed line stops the server with an
+// error naming the line. When the file does not exist the server creates
+// it, mode 0600, with one random token (256 bits from crypto/rand)
+// allowed every scope, and prints that token to stderr, once: later
+// starts read it from the file. Edit the file, and restart, to add tokens
+// or narrow them to scopes (only with -scopes, and within -allow-scopes).
+// A call with a token uses only the scopes both the command line and the
+// token allow: a scope outside them, existing or not, is refused with the
+// same error as any refused scope, which names none, so a token learns
+// nothing of the others, not even whether they exist; list_scopes and a
+// cross-scope recall show only its scopes. A call naming no scope uses
+// -default-scope, or, for a token that may not use it, the first scope
+// the file lists for the token. A session belongs to the token that
+// opened it: a request in it with another token is refused (403).
+// Instead of the file, -token (or, when neither -token nor -tokens is
+// given, the environment variable KGMEM_MCP_TOKEN, which other users
+// cannot read from the process list as they can a flag) gives one token
+// allowed every scope; -token and -tokens together are refused (add the
+// token to the file with * to use both). Tokens are at least 16
+// printable ASCII bytes, such as the output of openssl rand -hex 32, and
+// are compared in constant time. -no-auth requires no token, and then the
+// server listens only on a loopback address (127.0.0.1, ::1 or
+// localhost), where every local process can reach it; with tokens it
+// listens where -http says. It speaks plain HTTP: across machines, put a
+// TLS proxy in front of it, or the tokens travel in the clear.
 //
 // Over HTTP each client has a session, which lasts until the client ends
 // it (an HTTP DELETE) or has sent no request in it for -session-timeout
@@ -80,7 +105,7 @@
 // takes an as_of date or date-time to answer as the memory stood then.
 // Every tool that takes an entity takes its ID, its name or an alias (a
 // name several entities share is an error listing their IDs, except in
-// open_nodes, which opens each). Scores are rounded to 3 decimals. No
+// open_nodes, which opens each). Scores are rounded to 4 decimals. No
 // tool takes a file path: everything a client writes goes into the one
 // memory directory given on the command line, and the errors a client
 // reads call it "the memory", never by its path.
@@ -117,13 +142,15 @@ func main() {
 func run(args []string) error {
 	fs := flag.NewFlagSet("kgmem-mcp", flag.ContinueOnError)
 	dir := fs.String("dir", "", "the memory directory (required; created when missing)")
-	addr := fs.String("http", "", "serve streamable HTTP on this loopback address (such as 127.0.0.1:8931) instead of stdio")
+	addr := fs.String("http", "", "serve streamable HTTP on this address (such as 127.0.0.1:8931) instead of stdio; every request needs a bearer token (see -tokens) unless -no-auth")
 	timeout := fs.Duration("session-timeout", defaultSessionTimeout, "with -http: close a session the client has sent no request in for this long (0: never)")
 	singleValued := fs.String("single-valued", "", "comma-separated relation types of which an entity holds one value at a time (lives_in,works_at), "+
 		"kept in the memory's schema: given, it replaces the stored ones (\"\" clears them); left out, the stored ones hold")
 	maxSessions := fs.Int("max-sessions", defaultMaxSessions, "with -http: the most sessions open at once; a request that would open one more is refused with 503 (0: no bound)")
-	tokenFlag := fs.String("token", "", "with -http: the bearer token every request must carry (default: $"+tokenEnv+", which other users cannot read from the process list as they can a flag); "+
-		"required for an address that is not loopback")
+	tokenFlag := fs.String("token", "", "with -http: one bearer token allowed every scope, instead of -tokens (default: $"+tokenEnv+", which other users cannot read from the process list as they can a flag)")
+	tokensFlag := fs.String("tokens", "", "with -http: the tokens file, one token a line with the scopes it may use, mode 0600 "+
+		"(default: "+defaultTokensFile+" in -dir); created with one random token, allowed every scope and printed once, when missing")
+	noAuth := fs.Bool("no-auth", false, "with -http: require no token; the address must be loopback, where every local process can use the memory")
 	scoped := fs.Bool("scopes", false, "-dir holds one memory per scope (kgmem.OpenMemories): every tool takes an optional scope argument, and recall scopes, a list")
 	defScope := fs.String("default-scope", DefaultScope, "with -scopes: the scope of a call that names none")
 	allowScopes := fs.String("allow-scopes", "", "with -scopes: comma-separated scopes the clients may use, the default one among them (default: every scope); "+
@@ -147,10 +174,15 @@ func run(args []string) error {
 		return fmt.Errorf("-max-sessions %d is negative", *maxSessions)
 	}
 	token := *tokenFlag
+	withTokens := flagSet(fs, "tokens")
 	switch {
-	case *addr == "" && flagSet(fs, "token"):
-		return errors.New("-token is for -http: over stdio the server answers the one client that started it")
-	case *addr != "" && token == "":
+	case *addr == "" && (flagSet(fs, "token") || withTokens || *noAuth):
+		return errors.New("-token, -tokens and -no-auth are for -http: over stdio the server answers the one client that started it")
+	case *noAuth && (flagSet(fs, "token") || withTokens):
+		return errors.New("-no-auth requires no token: give it without -token and -tokens")
+	case flagSet(fs, "token") && withTokens:
+		return errors.New("-token and -tokens: give one (to use that token beside the file's, add it to the file with the scope *)")
+	case *addr != "" && token == "" && !withTokens && !*noAuth:
 		token = os.Getenv(tokenEnv)
 	}
 	if *addr != "" {
@@ -158,7 +190,22 @@ func run(args []string) error {
 			if err := checkToken(token); err != nil {
 				return fmt.Errorf("-token: %v", err)
 			}
-		} else if err := checkLoopback(*addr); err != nil {
+		} else if *noAuth {
+			if err := checkLoopback(*addr); err != nil {
+				return err
+			}
+		}
+	}
+	// -tokens is read once the memory directory, where the default one
+	// lives, exists.
+	tokensPath := ""
+	if *addr != "" && token == "" && !*noAuth {
+		p := *tokensFlag
+		if !withTokens {
+			p = filepath.Join(*dir, defaultTokensFile)
+		}
+		var err error
+		if tokensPath, err = expandPath("-tokens", p); err != nil {
 			return err
 		}
 	}
@@ -198,26 +245,43 @@ func run(args []string) error {
 		srv = NewServer(mem, abs)
 	}
 
+	var tokens *tokenSet
+	if tokensPath != "" {
+		if tokens, err = loadTokens(tokensPath, os.Stderr); err != nil {
+			return err
+		}
+		var allowed []string
+		if *scoped {
+			allowed, _ = parseList("-allow-scopes", *allowScopes)
+		}
+		if err := tokens.checkScopes(*scoped, allowed); err != nil {
+			return fmt.Errorf("tokens file %s: %v", tokensPath, err)
+		}
+	}
+
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *addr == "" {
 		return srv.Run(ctx, newStdioTransport(os.Stdin, nopCloser{os.Stdout}, 0))
 	}
 	var ln net.Listener
-	if token != "" {
-		ln, err = net.Listen("tcp", *addr)
-	} else {
+	if *noAuth {
 		ln, err = listenLoopback(*addr)
+	} else {
+		ln, err = net.Listen("tcp", *addr)
 	}
 	if err != nil {
 		return err
 	}
 	auth := "no token: loopback only"
-	if token != "" {
+	switch {
+	case token != "":
 		auth = "bearer token required"
+	case tokens != nil:
+		auth = fmt.Sprintf("bearer token required: %d in %s", len(tokens.grants), tokensPath)
 	}
 	fmt.Fprintf(os.Stderr, "kgmem-mcp: serving streamable HTTP on http://%v (%s)\n", ln.Addr(), auth)
-	return serveHTTP(ctx, srv, ln, httpOptions{sessionTimeout: *timeout, maxSessions: *maxSessions, token: token})
+	return serveHTTP(ctx, srv, ln, httpOptions{sessionTimeout: *timeout, maxSessions: *maxSessions, token: token, tokens: tokens})
 }
 
 // memoryDir returns the absolute path of the memory directory -dir names:
@@ -226,17 +290,21 @@ func run(args []string) error {
 // expands it), and a relative path is resolved against the working
 // directory, which the client chooses: give an absolute path. "~user" is
 // refused rather than read as a directory named so.
-func memoryDir(dir string) (string, error) {
-	if dir == "~" || strings.HasPrefix(dir, "~/") || strings.HasPrefix(dir, "~"+string(filepath.Separator)) {
+func memoryDir(dir string) (string, error) { return expandPath("-dir", dir) }
+
+// expandPath returns the absolute path of the path p the flag name gives,
+// as memoryDir does for -dir.
+func expandPath(name, p string) (string, error) {
+	if p == "~" || strings.HasPrefix(p, "~/") || strings.HasPrefix(p, "~"+string(filepath.Separator)) {
 		home, err := os.UserHomeDir()
 		if err != nil {
-			return "", fmt.Errorf("-dir %q: %v", dir, err)
+			return "", fmt.Errorf("%s %q: %v", name, p, err)
 		}
-		dir = filepath.Join(home, dir[1:])
-	} else if strings.HasPrefix(dir, "~") {
-		return "", fmt.Errorf("-dir %q: only ~ and ~/ are expanded, to the home directory; give the path", dir)
+		p = filepath.Join(home, p[1:])
+	} else if strings.HasPrefix(p, "~") {
+		return "", fmt.Errorf("%s %q: only ~ and ~/ are expanded, to the home directory; give the path", name, p)
 	}
-	return filepath.Abs(dir)
+	return filepath.Abs(p)
 }
 
 // flagSet reports whether the flag name was given on the command line.
@@ -316,7 +384,7 @@ type nopCloser struct{ io.Writer }
 func (nopCloser) Close() error { return nil }
 
 // checkLoopback refuses an address whose host is not a loopback IP or
-// "localhost": without a token the server has no authentication, so it
+// "localhost": with -no-auth the server has no authentication, so it
 // must not be reachable from other machines.
 func checkLoopback(addr string) error {
 	host, _, err := net.SplitHostPort(addr)
@@ -329,7 +397,7 @@ func checkLoopback(addr string) error {
 	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
 		return nil
 	}
-	return fmt.Errorf("-http %q: without a token (-token or $%s) the host must be a loopback address (127.0.0.1, ::1 or localhost)", addr, tokenEnv)
+	return fmt.Errorf("-http %q: with -no-auth, which requires no token, the host must be a loopback address (127.0.0.1, ::1 or localhost)", addr)
 }
 
 // listenLoopback listens on addr, refusing an address that did not

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -76,10 +77,22 @@ func NewScopedServer(ms *kgmem.Memories, dir string, opts ScopeOptions) (*mcp.Se
 	return newServer(t), nil
 }
 
-// allows reports whether a client may use scope.
-func (sc *scopeConfig) allows(scope string) bool {
+// allows reports whether a client may use scope: one the command line
+// allows, and, for a call that came with a token (g not nil), that the
+// token allows.
+func (sc *scopeConfig) allows(g *tokenGrant, scope string) bool {
 	_, ok := slices.BinarySearch(sc.allowed, scope)
-	return sc.allowed == nil || ok
+	return (sc.allowed == nil || ok) && (g == nil || g.allows(scope))
+}
+
+// defaultFor returns the scope of a call that names none, made with the
+// token of g (nil: none): the server's default scope, or, for a token
+// that may not use it, the first scope the tokens file lists for it.
+func (sc *scopeConfig) defaultFor(g *tokenGrant) string {
+	if g == nil || g.allows(sc.def) || len(g.scopes) == 0 {
+		return sc.def
+	}
+	return g.scopes[0]
 }
 
 // scopeArgs is the scope arguments of a call.
@@ -119,6 +132,7 @@ func scopedHandler[In, Out any](base tools, tool string, h toolMethod[In, Out]) 
 		}
 		sc := base.sc
 		t := base
+		g := callGrant(req)
 		if args.Scopes != nil {
 			if args.Scope != "" {
 				return nil, zero, toolError(tool, "give scope or scopes, not both")
@@ -127,7 +141,7 @@ func scopedHandler[In, Out any](base tools, tool string, h toolMethod[In, Out]) 
 				return nil, zero, toolError(tool, "scopes is empty")
 			}
 			for _, s := range args.Scopes {
-				if !sc.allows(s) {
+				if !sc.allows(g, s) {
 					return nil, zero, toolError(tool, errScopeRefused)
 				}
 			}
@@ -136,9 +150,9 @@ func scopedHandler[In, Out any](base tools, tool string, h toolMethod[In, Out]) 
 		}
 		scope := args.Scope
 		if scope == "" {
-			scope = sc.def
+			scope = sc.defaultFor(g)
 		}
-		if !sc.allows(scope) {
+		if !sc.allows(g, scope) {
 			return nil, zero, toolError(tool, errScopeRefused)
 		}
 		mem, release, err := sc.ms.Memory(ctx, scope)
@@ -160,4 +174,66 @@ func scopeLines(items []Item) string {
 		fmt.Fprintf(&b, "\n- %s: %s", it.Scope, it.ID)
 	}
 	return b.String()
+}
+
+// ListScopesInput is the list_scopes tool's input: none.
+type ListScopesInput struct{}
+
+// ListScopesOutput is the list_scopes tool's result.
+type ListScopesOutput struct {
+	Scopes  []string `json:"scopes" jsonschema:"the scopes this client may use, sorted: those it is limited to, existing or not, or, when open, the scopes that hold a memory"`
+	Default string   `json:"default" jsonschema:"the scope of a call that names none"`
+	Open    bool     `json:"open" jsonschema:"true when the client may also name a scope not listed, which the call creates"`
+}
+
+// addListScopes adds the list_scopes tool to a server that serves scopes.
+// It lists only scopes the calling client may use: a client limited to
+// some (by -allow-scopes or its token) learns nothing of the others, not
+// even whether one exists.
+func addListScopes(s *mcp.Server, base tools) {
+	in, err := strictSchema[ListScopesInput]()
+	if err != nil {
+		panic(fmt.Sprintf("kgmem-mcp: tool list_scopes: input schema: %v", err))
+	}
+	out, err := strictSchema[ListScopesOutput]()
+	if err != nil {
+		panic(fmt.Sprintf("kgmem-mcp: tool list_scopes: output schema: %v", err))
+	}
+	tool := &mcp.Tool{Name: "list_scopes", Description: "List the scopes (memories) this client may use, and the scope of a call that names none.",
+		InputSchema: in, OutputSchema: out, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}
+	sc := base.sc
+	mcp.AddTool(s, tool, func(ctx context.Context, req *mcp.CallToolRequest, _ ListScopesInput) (*mcp.CallToolResult, ListScopesOutput, error) {
+		g := callGrant(req)
+		res := ListScopesOutput{Default: sc.defaultFor(g), Scopes: []string{}}
+		switch {
+		case g != nil && !g.all:
+			for _, scope := range g.scopes {
+				if sc.allows(g, scope) {
+					res.Scopes = append(res.Scopes, scope)
+				}
+			}
+			slices.Sort(res.Scopes)
+		case sc.allowed != nil:
+			res.Scopes = append(res.Scopes, sc.allowed...)
+		default:
+			existing, err := sc.ms.Scopes(ctx)
+			if err != nil {
+				return nil, res, base.kgError("list_scopes", err)
+			}
+			res.Scopes = append(res.Scopes, existing...)
+			res.Open = true
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "Default scope: %s\nScopes:", strconv.Quote(res.Default))
+		for _, scope := range res.Scopes {
+			fmt.Fprintf(&b, " %s", strconv.Quote(scope))
+		}
+		if len(res.Scopes) == 0 {
+			b.WriteString(" none yet")
+		}
+		if res.Open {
+			b.WriteString("\nAny other scope may be named too: a call that names one creates it.")
+		}
+		return textResult(b.String()), res, nil
+	})
 }

@@ -204,31 +204,14 @@ func TestScopesAllowed(t *testing.T) {
 	call(t, cs, "create_entities", map[string]any{"entities": []any{map[string]any{"name": "Gil", "entityType": "person", "observations": []any{"Speaks Spanish"}}}}, nil)
 
 	// A scope outside the allowed ones, existing or not, is refused with
-	// one error that names neither.
-	calls := []struct {
-		tool string
-		args map[string]any
-	}{
-		{"remember", map[string]any{"page_id": "q", "content": "Frank moved."}},
-		{"recall", map[string]any{"query": "Who speaks Spanish?"}},
-		{"related", map[string]any{"entity_id": "Frank"}},
-		{"paths", map[string]any{"from": "Frank", "to": "Frank"}},
-		{"history", map[string]any{"entity": "Frank"}},
-		{"forget", map[string]any{"page_id": "p"}},
-		{"draw", map[string]any{"query": "Frank"}},
-		{"create_entities", map[string]any{"entities": []any{}}},
-		{"create_relations", map[string]any{"relations": []any{}}},
-		{"add_observations", map[string]any{"observations": []any{}}},
-		{"delete_entities", map[string]any{"entityNames": []any{"Frank"}}},
-		{"delete_observations", map[string]any{"deletions": []any{}}},
-		{"delete_relations", map[string]any{"relations": []any{}}},
-		{"read_graph", map[string]any{}},
-		{"search_nodes", map[string]any{"query": "Frank"}},
-		{"open_nodes", map[string]any{"names": []any{"Frank"}}},
-	}
+	// one error that names neither, by every tool that takes a scope.
+	calls := scopeCalls
 	tools, err := cs.ListTools(ctx, nil)
 	require.NoError(t, err)
-	require.Len(t, tools.Tools, len(calls))
+	require.Len(t, tools.Tools, len(calls)+1) // and list_scopes, which takes no scope
+	var list ListScopesOutput
+	call(t, cs, "list_scopes", nil, &list)
+	assert.Equal(t, ListScopesOutput{Scopes: []string{"a", "b"}, Default: "a"}, list)
 	for _, c := range calls {
 		for _, scope := range []string{"secret", "nowhere"} {
 			assert.Equal(t, c.tool+": "+errScopeRefused, callErr(t, cs, c.tool, scoped(scope, c.args)), c.tool)

@@ -43,7 +43,8 @@ func newServer(t tools) *mcp.Server {
 	instructions := ""
 	if t.sc != nil {
 		instructions = " The memory is split into scopes that share nothing: every tool takes an optional scope (default " + fmt.Sprintf("%q", t.sc.def) +
-			"), and recall takes scopes, a list, to search several at once."
+			"), and recall takes scopes, a list, to search several at once; " +
+			"a client whose token may not use the default scope defaults to the first scope its token lists. list_scopes lists the scopes this client may use."
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "kgmem", Title: "kgmem memory", Version: Version}, &mcp.ServerOptions{
 		Instructions: "A long-term memory: a knowledge graph of entities and relations, and the knowledge pages they come from. " +
@@ -73,6 +74,9 @@ func newServer(t tools) *mcp.Server {
 		"the relations it is the source or the target of, ended ones included, each with when it held.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, tools.history)
 	addReferenceTools(s, t)
+	if t.sc != nil {
+		addListScopes(s, t)
+	}
 	return s
 }
 
@@ -97,8 +101,10 @@ func newTools(mem *kgmem.Memory, dir string) tools {
 	return tools{mem: mem, names: newRedactor(dir), mu: new(sync.Mutex)}
 }
 
-// round3 rounds a score to 3 decimals, as the tools report scores.
-func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
+// round4 rounds a score to 4 decimals, as the tools report scores, in
+// their structured results and, with all 4 decimals written, in their
+// text.
+func round4(x float64) float64 { return math.Round(x*10000) / 10000 }
 
 // toolError is the error a tool returns to the client: the SDK sends its
 // text as the tool's result, marked as an error, for the model to read.
@@ -314,7 +320,7 @@ func (t tools) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallInpu
 		out.Warnings = append(out.Warnings, t.names.redact(w))
 	}
 	for _, it := range res.Items {
-		item := Item{Kind: it.Kind.String(), ID: it.ID(), Score: round3(it.Score), Explanation: it.Explain(), Path: it.Path, Scope: it.Scope}
+		item := Item{Kind: it.Kind.String(), ID: it.ID(), Score: round4(it.Score), Explanation: it.Explain(), Path: it.Path, Scope: it.Scope}
 		if item.Scope == "" {
 			item.Scope = t.scope
 		}
@@ -424,9 +430,9 @@ func (t tools) related(ctx context.Context, _ *mcp.CallToolRequest, in RelatedIn
 	}
 	var b strings.Builder
 	for _, se := range res {
-		r := Related{ID: se.Entity.ID, Name: se.Entity.Name, Type: se.Entity.Type, Score: round3(se.Score), Path: se.Path, Explanation: explainPath(se.Path, se.Relations, names)}
+		r := Related{ID: se.Entity.ID, Name: se.Entity.Name, Type: se.Entity.Type, Score: round4(se.Score), Path: se.Path, Explanation: explainPath(se.Path, se.Relations, names)}
 		out.Entities = append(out.Entities, r)
-		fmt.Fprintf(&b, "%.2f %s [%s]\n", r.Score, r.Explanation, r.ID)
+		fmt.Fprintf(&b, "%.4f %s [%s]\n", r.Score, r.Explanation, r.ID)
 	}
 	if b.Len() == 0 {
 		b.WriteString("No related entities.")
@@ -512,13 +518,13 @@ func (t tools) paths(ctx context.Context, _ *mcp.CallToolRequest, in PathsInput)
 	}
 	var b strings.Builder
 	for _, p := range res.Paths {
-		fp := FoundPath{EntityIDs: p.EntityIDs, Relations: []string{}, Score: round3(p.Score)}
+		fp := FoundPath{EntityIDs: p.EntityIDs, Relations: []string{}, Score: round4(p.Score)}
 		for _, r := range p.Relations {
 			fp.Relations = append(fp.Relations, r.Type)
 		}
 		fp.Explanation = explainPath(p.EntityIDs, p.Relations, names)
 		out.Paths = append(out.Paths, fp)
-		fmt.Fprintf(&b, "%.2f %s\n", fp.Score, fp.Explanation)
+		fmt.Fprintf(&b, "%.4f %s\n", fp.Score, fp.Explanation)
 	}
 	if b.Len() == 0 {
 		b.WriteString("No path between them within max_hops.")

@@ -127,13 +127,13 @@ func TestTools(t *testing.T) {
 	text := call(t, cs, "recall", map[string]any{"query": "张三负责什么项目？", "max_results": 2}, &rec)
 	want, err := kgmem.NewMemoryRetriever(mem.Store(), kgmem.RetrieverConfig{MaxResults: 2}, kgmem.WithKnowledgeGraph(mem.Graph())).
 		Retrieve(ctx, "张三负责什么项目？")
-	// Scores are rounded to 3 decimals.
-	require.NotEqual(t, want.Items[0].Score, math.Round(want.Items[0].Score*1000)/1000, "a score with more decimals")
+	// Scores are rounded to 4 decimals.
+	require.NotEqual(t, want.Items[0].Score, math.Round(want.Items[0].Score*10000)/10000, "a score with more decimals")
 	require.NoError(t, err)
 	assert.Equal(t, want.ContextBlock(0), text)
 	assert.Equal(t, want.ContextBlock(0), rec.Context)
 	require.Len(t, rec.Items, 2)
-	assert.Equal(t, Item{Kind: "page", ID: "chat-42", Score: math.Round(want.Items[0].Score*1000) / 1000, Name: "周会",
+	assert.Equal(t, Item{Kind: "page", ID: "chat-42", Score: math.Round(want.Items[0].Score*10000) / 10000, Name: "周会",
 		Explanation: `张三 —works_on→ 项目A —mentioned_in→ 周会 (works_on ← "负责")`, Path: []string{"person:张三", "project:项目a"}}, rec.Items[0])
 	assert.Equal(t, "project:项目a", rec.Items[1].ID)
 	assert.Equal(t, "project", rec.Items[1].Type)
@@ -154,7 +154,7 @@ func TestTools(t *testing.T) {
 		{ID: "team:基础架构部", Name: "基础架构部", Type: "team", Score: 1, Path: []string{"person:张三", "project:项目a", "team:基础架构部"},
 			Explanation: "张三 —works_on→ 项目A —part_of→ 基础架构部"},
 	}, rel.Entities)
-	assert.Equal(t, "1.00 张三 —works_on→ 项目A [project:项目a]\n1.00 张三 —works_on→ 项目A —part_of→ 基础架构部 [team:基础架构部]\n", text)
+	assert.Equal(t, "1.0000 张三 —works_on→ 项目A [project:项目a]\n1.0000 张三 —works_on→ 项目A —part_of→ 基础架构部 [team:基础架构部]\n", text)
 	call(t, cs, "related", map[string]any{"entity_id": "team:基础架构部", "direction": "outgoing"}, &rel)
 	assert.Empty(t, rel.Entities)
 
@@ -163,7 +163,7 @@ func TestTools(t *testing.T) {
 	text = call(t, cs, "paths", map[string]any{"from": "team:基础架构部", "to": "person:张三"}, &ps)
 	assert.Equal(t, PathsOutput{Paths: []FoundPath{{EntityIDs: []string{"team:基础架构部", "project:项目a", "person:张三"},
 		Relations: []string{"part_of", "works_on"}, Score: 1, Explanation: "基础架构部 ←part_of— 项目A ←works_on— 张三"}}}, ps)
-	assert.Equal(t, "1.00 基础架构部 ←part_of— 项目A ←works_on— 张三\n", text)
+	assert.Equal(t, "1.0000 基础架构部 ←part_of— 项目A ←works_on— 张三\n", text)
 	text = call(t, cs, "paths", map[string]any{"from": "team:基础架构部", "to": "person:张三", "direction": "outgoing"}, &ps)
 	assert.Empty(t, ps.Paths)
 	assert.Equal(t, "No path between them within max_hops.", text)

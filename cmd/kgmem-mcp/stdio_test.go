@@ -131,7 +131,7 @@ func TestHTTP(t *testing.T) {
 func TestRunFlags(t *testing.T) {
 	assert.ErrorContains(t, run(nil), "-dir is required")
 	assert.ErrorContains(t, run([]string{"-dir", t.TempDir(), "extra"}), "no arguments")
-	assert.ErrorContains(t, run([]string{"-dir", t.TempDir(), "-http", "0.0.0.0:0"}), "loopback")
+	assert.ErrorContains(t, run([]string{"-dir", t.TempDir(), "-http", "0.0.0.0:0", "-no-auth"}), "loopback")
 	assert.EqualError(t, run([]string{"-dir", t.TempDir(), "-http", "127.0.0.1:0", "-session-timeout", "-1s"}), "-session-timeout -1s is negative")
 	assert.EqualError(t, run([]string{"-dir", t.TempDir(), "-http", "127.0.0.1:0", "-max-sessions", "-1"}), "-max-sessions -1 is negative")
 }
