@@ -806,7 +806,14 @@ func span(runs []sourceRun, content bool) time.Duration {
 // score that is NaN or infinite is dropped with a warning naming the store;
 // a finite score outside [0,1] is clamped into it.
 func (r *MemoryRetriever) collect(runs []sourceRun, res *RetrievalResult) *candidates {
-	c := new(candidates)
+	// Room for every page and hit of the runs, an upper bound of the items
+	// they make once merged, so that the items are seldom copied as
+	// surfacing and page spreading add pages.
+	n := 0
+	for i := range runs {
+		n += len(runs[i].pages) + len(runs[i].hits)
+	}
+	c := newCandidates(n)
 	stats := &res.Stats
 	for i := range runs {
 		run := &runs[i]
@@ -931,9 +938,8 @@ func (r *MemoryRetriever) pageFetcher(ctx context.Context, runs []sourceRun, c *
 // candidate already, else the page fetched from a store; false when no
 // store holds it, its fetch failed, or limit pages were fetched.
 func (f *pageFetcher) find(id string) (RetrievalItem, bool) {
-	probe := RetrievalItem{Kind: ItemPage, Page: &KnowledgePage{ID: id}}
-	if _, ok := f.c.lookup(&probe); ok {
-		return probe, true
+	if j, ok := f.c.pages[id]; ok {
+		return RetrievalItem{Kind: ItemPage, Page: f.c.items[j].Page}, true
 	}
 	if f.missing[id] || f.added == f.limit {
 		return RetrievalItem{}, false
@@ -963,8 +969,7 @@ func (f *pageFetcher) prefetch(ids []string) {
 	var want []string
 	seen := make(map[string]bool, len(ids))
 	for _, id := range ids {
-		probe := RetrievalItem{Kind: ItemPage, Page: &KnowledgePage{ID: id}}
-		if _, ok := f.c.lookup(&probe); ok || seen[id] || f.missing[id] {
+		if _, ok := f.c.pages[id]; ok || seen[id] || f.missing[id] {
 			continue
 		}
 		if _, ok := f.fetched[id]; ok {

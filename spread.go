@@ -232,7 +232,8 @@ func (g *InMemoryGraph) spreadPages(ctx context.Context, query string, content f
 		score, best float64 // the sum of the shares, the largest share
 		via         int32   // the entity that handed the largest share
 	}
-	mass := make(map[string]*acc)
+	slot := make(map[string]int, len(reached))
+	var accs []acc
 	for _, n := range reached {
 		srcs := g.nodes[n].sourceIDs()
 		if len(srcs) == 0 {
@@ -240,31 +241,32 @@ func (g *InMemoryGraph) spreadPages(ctx context.Context, query string, content f
 		}
 		share := act[n] / float64(len(srcs))
 		for _, s := range srcs {
-			a := mass[s]
-			if a == nil {
-				a = &acc{best: share, via: n}
-				mass[s] = a
-			} else if share > a.best || share == a.best && g.nodes[n].id < g.nodes[a.via].id {
+			i, ok := slot[s]
+			if !ok {
+				i = len(accs)
+				slot[s] = i
+				accs = append(accs, acc{best: share, via: n})
+			} else if a := &accs[i]; share > a.best || share == a.best && g.nodes[n].id < g.nodes[a.via].id {
 				a.best, a.via = share, n
 			}
-			a.score += share
+			accs[i].score += share
 		}
 	}
 	// Only the best limit pages are ranked: those scoring at least the
 	// limit-th best score (ties included), then cut, which keeps exactly
 	// the first limit of the whole ranking.
 	var floor float64
-	if limit > 0 && len(mass) > limit {
-		scores := make([]float64, 0, len(mass))
-		for _, a := range mass {
-			scores = append(scores, a.score)
+	if limit > 0 && len(accs) > limit {
+		scores := make([]float64, len(accs))
+		for i := range accs {
+			scores[i] = accs[i].score
 		}
 		slices.Sort(scores)
 		floor = scores[len(scores)-limit]
 	}
-	out := make([]pageMass, 0, min(len(mass), max(limit, 0)+16))
-	for page, a := range mass {
-		if a.score >= floor {
+	out := make([]pageMass, 0, min(len(accs), max(limit, 0)+16))
+	for page, i := range slot {
+		if a := &accs[i]; a.score >= floor {
 			out = append(out, pageMass{page: page, score: a.score, via: g.nodes[a.via].id})
 		}
 	}
@@ -404,6 +406,11 @@ func (r *MemoryRetriever) spreadGraphs(ctx context.Context, cfg RetrieverConfig,
 		}
 		f.prefetch(ids)
 		for _, pm := range pages {
+			if j, in := c.pages[pm.page]; in {
+				c.spread[j] = max(c.spread[j], pm.score)
+				spread++
+				continue
+			}
 			probe, ok := f.find(pm.page)
 			if !ok {
 				continue

@@ -107,27 +107,41 @@ type candidates struct {
 	items   []RetrievalItem
 	inText  []bool
 	inGraph []bool
-	spread  []float64      // page spreading's score (see spread.go)
-	index   map[string]int // kind-prefixed ID → position
+	spread  []float64 // page spreading's score (see spread.go)
+	// pages and entities map an item's ID to its position, by kind.
+	pages, entities map[string]int
 }
 
-func itemKey(it *RetrievalItem) string {
-	if it.Kind == ItemPage {
-		return "p\x00" + it.ID()
+// newCandidates returns candidates with room for n items.
+func newCandidates(n int) *candidates {
+	return &candidates{
+		items:    make([]RetrievalItem, 0, n),
+		inText:   make([]bool, 0, n),
+		inGraph:  make([]bool, 0, n),
+		spread:   make([]float64, 0, n),
+		pages:    make(map[string]int, n),
+		entities: make(map[string]int),
 	}
-	return "e\x00" + it.ID()
+}
+
+// byKind returns the index of it's kind.
+func (c *candidates) byKind(it *RetrievalItem) map[string]int {
+	if it.Kind == ItemPage {
+		return c.pages
+	}
+	return c.entities
 }
 
 func (c *candidates) lookup(it *RetrievalItem) (int, bool) {
-	i, ok := c.index[itemKey(it)]
+	i, ok := c.byKind(it)[it.ID()]
 	return i, ok
 }
 
 func (c *candidates) add(it RetrievalItem) int {
-	if c.index == nil {
-		c.index = make(map[string]int)
+	if c.pages == nil {
+		c.pages, c.entities = make(map[string]int), make(map[string]int)
 	}
-	c.index[itemKey(&it)] = len(c.items)
+	c.byKind(&it)[it.ID()] = len(c.items)
 	c.items = append(c.items, it)
 	c.inText = append(c.inText, false)
 	c.inGraph = append(c.inGraph, false)
