@@ -816,21 +816,17 @@ func (s *InMemoryKnowledgeStore) search(ctx context.Context, query string, limit
 	if qv == nil {
 		return s.ix.Search(terms, limit, p), nil
 	}
-	return s.ix.Fuse(ctx, terms, limit, p, s.dense(qv))
-}
-
-// dense is the dense side of the fusion for a query of unit vector qv (see
-// Dense search under InMemoryKnowledgeStore); the caller holds s.mu for
-// reading.
-func (s *InMemoryKnowledgeStore) dense(qv []float32) bm25.Dense[storedPage] {
-	d := bm25.Dense[storedPage]{
+	// The dense side of the fusion (see Dense search under
+	// InMemoryKnowledgeStore), built here so that its functions stay in
+	// this frame.
+	dense := bm25.Dense[storedPage]{
 		Weight: param(s.denseWeight, defaultDenseWeight),
 		Cos: func(e *pageEntry) float64 {
 			return min(1, max(0, float64(dot(qv, s.vecs.At(e.Num())))))
 		},
 	}
 	if s.ann != nil {
-		d.Nearest = func(k int) ([]string, error) {
+		dense.Nearest = func(k int) ([]string, error) {
 			ids, err := s.ann.Search(qv, k)
 			if err != nil {
 				return nil, errmsg.Wrap("kgmem: search: vector index", err)
@@ -838,5 +834,5 @@ func (s *InMemoryKnowledgeStore) dense(qv []float32) bm25.Dense[storedPage] {
 			return ids, nil
 		}
 	}
-	return d
+	return s.ix.Fuse(ctx, terms, limit, p, dense)
 }

@@ -51,7 +51,8 @@ func (x *Index[V]) Fuse(ctx context.Context, terms []string, limit int, p Params
 	if x.Len() == 0 || len(terms) == 0 {
 		return nil, nil
 	}
-	q := x.prepare(terms, p)
+	q := query[V]{lists: make([]*postingList[V], len(terms)), weights: make([]float64, len(terms))}
+	x.prepare(&q, terms, p)
 	w, cosine := dense.Weight, dense.Cos
 
 	sums := x.sumTerms(&q)

@@ -34,15 +34,13 @@ type query[V any] struct {
 	avgdl   float64
 }
 
-// prepare looks up terms, distinct, in a non-empty index.
-func (x *Index[V]) prepare(terms []string, p Params) query[V] {
+// prepare looks up terms, distinct, in a non-empty index, filling q,
+// whose lists and weights the caller has made of len(terms) (in its own
+// frame, so that a short query allocates nothing for them).
+func (x *Index[V]) prepare(q *query[V], terms []string, p Params) {
 	N := float64(len(x.byID))
-	q := query[V]{
-		lists:   make([]*postingList[V], len(terms)),
-		weights: make([]float64, len(terms)),
-		k1:      p.K1, b: p.B,
-		avgdl: (p.TitleBoost*float64(x.titleTerms) + float64(x.contentTerms)) / N,
-	}
+	q.k1, q.b = p.K1, p.B
+	q.avgdl = (p.TitleBoost*float64(x.titleTerms) + float64(x.contentTerms)) / N
 	for i, t := range terms {
 		pl := x.postings[t]
 		df := 0.0
@@ -54,7 +52,6 @@ func (x *Index[V]) prepare(terms []string, p Params) query[V] {
 		q.weights[i] = math.Log1p((N-df+0.5)/(df+0.5)) * (p.K1 + 1)
 		q.maxRaw += q.weights[i]
 	}
-	return q
 }
 
 // termScore is bm25(t) for one posting of a term of weight w; written as
@@ -87,7 +84,8 @@ func (x *Index[V]) Search(terms []string, limit int, p Params) []Hit[V] {
 	if x.Len() == 0 || len(terms) == 0 {
 		return nil
 	}
-	q := x.prepare(terms, p)
+	q := query[V]{lists: make([]*postingList[V], len(terms)), weights: make([]float64, len(terms))}
+	x.prepare(&q, terms, p)
 	if q.matched == 0 {
 		return nil
 	}
