@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kgmem/kgmem/internal/bm25"
 	"github.com/kgmem/kgmem/internal/hashembed"
 	"github.com/stretchr/testify/require"
 )
@@ -258,7 +259,7 @@ func allFusions(r *scoredRun) []fusion {
 		fs = append(fs, convexFusion(w))
 	}
 	for _, w := range []float64{0.2, 0.3, 0.4, 0.5} {
-		fs = append(fs, gatedFusion(r, w, gateBM25, gateDense))
+		fs = append(fs, gatedFusion(r, w, bm25.GateBM25, bm25.GateDense))
 	}
 	for _, w := range []float64{0.3, 0.5} {
 		fs = append(fs, rrfFusion(r, 60, w))
@@ -287,7 +288,7 @@ func evaluateFusion(t *testing.T, s *evalSet, e Embedder) map[string]quality {
 		}
 	}
 	got := s.measure(ranked)
-	want := res[gatedFusion(r, defaultDenseWeight, gateBM25, gateDense).name]
+	want := res[gatedFusion(r, defaultDenseWeight, bm25.GateBM25, bm25.GateDense).name]
 	require.InDelta(t, want.ndcg10, got.ndcg10, 1e-3, "store vs reference fusion")
 	require.InDelta(t, want.mapScore, got.mapScore, 1e-3, "store vs reference fusion")
 	bm := res["BM25"]

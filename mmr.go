@@ -1,6 +1,10 @@
 package kgmem
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/kgmem/kgmem/internal/diversify"
+)
 
 // Maximal marginal relevance (MMR): RetrieverConfig.MMRLambda in (0,1)
 // makes Retrieve choose its items one at a time, each time the candidate
@@ -35,7 +39,9 @@ func mmr(items []RetrievalItem, lambda float64, k int) {
 	pool := items[:min(len(items), mmrPool*k)] // the rest keeps its place
 	items = pool
 	sets := make([][]uint64, len(items)) // sorted, distinct term hashes
+	scores := make([]float64, len(items))
 	for i := range items {
+		scores[i] = items[i].Score
 		toks := Tokenize(items[i].Text())
 		set := make([]uint64, len(toks))
 		for j, t := range toks {
@@ -44,53 +50,8 @@ func mmr(items []RetrievalItem, lambda float64, k int) {
 		slices.Sort(set)
 		sets[i] = slices.Compact(set)
 	}
-	sim := func(a, b int) float64 {
-		if items[a].Kind == items[b].Kind && items[a].ID() == items[b].ID() {
-			return 1
-		}
-		sa, sb := sets[a], sets[b]
-		if len(sa) == 0 || len(sb) == 0 {
-			return 0
-		}
-		inter := 0
-		for i, j := 0, 0; i < len(sa) && j < len(sb); {
-			switch {
-			case sa[i] < sb[j]:
-				i++
-			case sa[i] > sb[j]:
-				j++
-			default:
-				inter++
-				i++
-				j++
-			}
-		}
-		return float64(inter) / float64(len(sa)+len(sb)-inter)
-	}
-	order := make([]int, len(items)) // order[:chosen] are chosen
-	for i := range order {
-		order[i] = i
-	}
-	maxSim := make([]float64, len(items))
-	for chosen := 0; chosen < k; chosen++ {
-		best, bestVal := -1, 0.0
-		for p := chosen; p < len(order); p++ {
-			i := order[p]
-			v := lambda*items[i].Score - (1-lambda)*maxSim[i]
-			if best < 0 || v > bestVal || (v == bestVal && i < order[best]) {
-				best, bestVal = p, v
-			}
-		}
-		// Move the choice to position chosen, keeping the rest in order.
-		i := order[best]
-		copy(order[chosen+1:best+1], order[chosen:best])
-		order[chosen] = i
-		for p := chosen + 1; p < len(order); p++ {
-			if s := sim(order[p], i); s > maxSim[order[p]] {
-				maxSim[order[p]] = s
-			}
-		}
-	}
+	same := func(a, b int) bool { return items[a].Kind == items[b].Kind && items[a].ID() == items[b].ID() }
+	order := diversify.MMR(len(items), k, scores, sets, same, lambda)
 	out := make([]RetrievalItem, len(items))
 	for p, i := range order {
 		out[p] = items[i]

@@ -33,13 +33,13 @@ type modelHeader struct {
 // capture copies the store's pages; the caller holds s.mu. Stored pages
 // and vectors are never modified, so the copy shares them safely.
 func (s *InMemoryKnowledgeStore) capture() *pagesData {
-	d := &pagesData{pages: make([]pageLine, 0, len(s.pages))}
+	d := &pagesData{pages: make([]pageLine, 0, s.ix.Len())}
 	if m := s.storeModel(); m != nil {
 		d.model = &modelHeader{Name: m.Name, Dimensions: m.Dimensions}
 	}
-	for _, e := range s.pages {
-		d.pages = append(d.pages, pageLine{KnowledgePage: e.page, Vector: e.vec})
-	}
+	s.ix.Each(func(e *pageEntry) {
+		d.pages = append(d.pages, pageLine{KnowledgePage: e.Value.page, Vector: e.Value.vec})
+	})
 	return d
 }
 
@@ -143,7 +143,7 @@ func readPagesLines(lr *lineReader, fresh *InMemoryKnowledgeStore) (pagesHeader,
 		if err := validatePage(p.KnowledgePage); err != nil {
 			return h, lr.wrap(err)
 		}
-		if _, dup := fresh.pages[p.ID]; dup {
+		if fresh.ix.Get(p.ID) != nil {
 			return h, lr.invalid("duplicate page %s", quote.Value(p.ID))
 		}
 		if err := checkStored(p.Vector, recModel, want, "page "+quote.Value(p.ID)); err != nil {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kgmem/kgmem/internal/citeindex"
 	"github.com/stretchr/testify/require"
 )
 
@@ -44,7 +45,7 @@ func checkSourceIndex(t *testing.T, g *InMemoryGraph) {
 		out := map[string][]int32{}
 		for p, set := range m {
 			require.NotEmpty(t, set, "empty set for %q", p)
-			out[p] = sortedSlots(set)
+			out[p] = citeindex.Index(m).Slots(p)
 		}
 		return out
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kgmem/kgmem/internal/citeindex"
 	"github.com/kgmem/kgmem/internal/quote"
 )
 
@@ -18,73 +19,45 @@ var _ SourceIndex = (*InMemoryGraph)(nil)
 // slots whose SourceIDs contain p, rels[p] the live relation slots whose
 // SourceIDs contain p, and neither holds an empty set.
 type sourceIndex struct {
-	ents map[string]map[int32]struct{}
-	rels map[string]map[int32]struct{}
+	ents, rels citeindex.Index
 }
 
-func indexSlot(m *map[string]map[int32]struct{}, ids []string, s int32) {
-	for _, id := range ids {
-		if *m == nil {
-			*m = make(map[string]map[int32]struct{})
-		}
-		set := (*m)[id]
-		if set == nil {
-			set = make(map[int32]struct{}, 1)
-			(*m)[id] = set
-		}
-		set[s] = struct{}{}
-	}
-}
-
-func unindexSlot(m map[string]map[int32]struct{}, ids []string, s int32) {
-	for _, id := range ids {
-		if set := m[id]; set != nil {
-			delete(set, s)
-			if len(set) == 0 {
-				delete(m, id)
-			}
-		}
-	}
-}
-
-// entity and relation record that slot s cites ids (add) or no longer
-// does; the caller holds the graph's mu for writing.
+// entity and relation record that slot s cites the sources of more (add)
+// or no longer does; the caller holds the graph's mu for writing.
 func (x *sourceIndex) entity(s int32, more *entityMore, add bool) {
-	if more == nil || len(more.sourceIDs) == 0 {
+	if more == nil {
 		return
 	}
 	if add {
-		indexSlot(&x.ents, more.sourceIDs, s)
+		x.ents.Add(more.sourceIDs, s)
 	} else {
-		unindexSlot(x.ents, more.sourceIDs, s)
+		x.ents.Remove(more.sourceIDs, s)
 	}
 }
 
 func (x *sourceIndex) relation(i int32, more *relMore, add bool) {
-	if more == nil || len(more.sourceIDs) == 0 {
+	if more == nil {
 		return
 	}
 	if add {
-		indexSlot(&x.rels, more.sourceIDs, i)
+		x.rels.Add(more.sourceIDs, i)
 	} else {
-		unindexSlot(x.rels, more.sourceIDs, i)
+		x.rels.Remove(more.sourceIDs, i)
 	}
 }
 
 // replaceEntity and replaceRelation record that slot s, citing the
-// sources of old, now cites those of new. When new only appends to old —
-// an entity or relation that one more page states, as ingest writes it —
-// only the appended IDs are indexed, so a write costs what it adds rather
-// than the length of the list.
+// sources of old, now cites those of new (see citeindex.Index.Replace: an
+// entity or relation that one more page states costs what it adds).
 func (x *sourceIndex) replaceEntity(s int32, old, new *entityMore) {
-	if o, n := moreSources(old), moreSources(new); isPrefix(o, n) {
-		if len(n) > len(o) {
-			indexSlot(&x.ents, n[len(o):], s)
-		}
-		return
+	var o, n []string
+	if old != nil {
+		o = old.sourceIDs
 	}
-	x.entity(s, old, false)
-	x.entity(s, new, true)
+	if new != nil {
+		n = new.sourceIDs
+	}
+	x.ents.Replace(o, n, s)
 }
 
 func (x *sourceIndex) replaceRelation(i int32, old, new *relMore) {
@@ -95,36 +68,7 @@ func (x *sourceIndex) replaceRelation(i int32, old, new *relMore) {
 	if new != nil {
 		n = new.sourceIDs
 	}
-	if isPrefix(o, n) {
-		if len(n) > len(o) {
-			indexSlot(&x.rels, n[len(o):], i)
-		}
-		return
-	}
-	x.relation(i, old, false)
-	x.relation(i, new, true)
-}
-
-func moreSources(m *entityMore) []string {
-	if m == nil {
-		return nil
-	}
-	return m.sourceIDs
-}
-
-// isPrefix reports whether a is a prefix of b.
-func isPrefix(a, b []string) bool {
-	return len(a) <= len(b) && slices.Equal(a, b[:len(a)])
-}
-
-// sortedSlots returns the slots of set in ascending order.
-func sortedSlots(set map[int32]struct{}) []int32 {
-	out := make([]int32, 0, len(set))
-	for s := range set {
-		out = append(out, s)
-	}
-	slices.Sort(out)
-	return out
+	x.rels.Replace(o, n, i)
 }
 
 // EntitiesCitedBy returns, for each of pageIDs, the IDs of the entities
@@ -146,13 +90,13 @@ func (g *InMemoryGraph) EntitiesCitedBy(ctx context.Context, pageIDs []string) (
 	}
 	out := make(map[string][]string)
 	for _, p := range pageIDs {
-		set := g.sources.ents[p]
-		if len(set) == 0 || out[p] != nil {
+		if g.sources.ents.Count(p) == 0 || out[p] != nil {
 			continue
 		}
-		ids := make([]string, 0, len(set))
-		for s := range set {
-			ids = append(ids, g.nodes[s].id)
+		slots := g.sources.ents.Slots(p)
+		ids := make([]string, len(slots))
+		for i, s := range slots {
+			ids[i] = g.nodes[s].id
 		}
 		out[p] = ids
 	}
@@ -190,7 +134,7 @@ func (g *InMemoryGraph) RemoveSource(ctx context.Context, sourceID string) (Remo
 
 // cites reports whether any entity or relation cites sourceID.
 func (g *InMemoryGraph) cites(sourceID string) bool {
-	return len(g.sources.ents[sourceID]) > 0 || len(g.sources.rels[sourceID]) > 0
+	return g.sources.ents.Count(sourceID) > 0 || g.sources.rels.Count(sourceID) > 0
 }
 
 // removeSource does RemoveSource's work; the caller holds g.mu for writing.
@@ -198,7 +142,7 @@ func (g *InMemoryGraph) removeSource(sourceID string) RemoveSourceReport {
 	var rep RemoveSourceReport
 	// Slots in ascending order, as a scan would meet them.
 	var deadRels []int32
-	for _, i := range sortedSlots(g.sources.rels[sourceID]) {
+	for _, i := range g.sources.rels.Slots(sourceID) {
 		rec := &g.rels[i]
 		left := slices.DeleteFunc(slices.Clone(rec.more.sourceIDs), func(s string) bool { return s == sourceID })
 		if len(left) == 0 {
@@ -215,7 +159,7 @@ func (g *InMemoryGraph) removeSource(sourceID string) RemoveSourceReport {
 		rep.RelationsRemoved++
 	}
 	var deadNodes []string
-	for _, s := range sortedSlots(g.sources.ents[sourceID]) {
+	for _, s := range g.sources.ents.Slots(sourceID) {
 		n := &g.nodes[s]
 		left := slices.DeleteFunc(slices.Clone(n.more.sourceIDs), func(x string) bool { return x == sourceID })
 		if len(left) == 0 {

@@ -8,11 +8,13 @@ import (
 	"math"
 	"reflect"
 	"slices"
-	"strings"
 	"sync"
 	"unicode/utf8"
 
+	"github.com/kgmem/kgmem/internal/bm25"
+	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/kgmem/kgmem/internal/quote"
+	"github.com/kgmem/kgmem/internal/vecindex"
 )
 
 // KnowledgePage is a unit of content an agent remembers: a note, a document
@@ -234,45 +236,27 @@ type InMemoryKnowledgeStore struct {
 	// every call then returns it. Read-only.
 	err error
 
-	// mu guards pages, postings, numbered, free, titleTerms and
-	// contentTerms. pages and postings are nil until the first Put of a
-	// zero-value store, which makes them under mu.
+	// mu guards ix, vecs and ann. ix is nil until the first Put of a
+	// zero-value store, which makes it under mu.
 	//
 	// Invariants, true whenever mu is not held for writing:
-	//   - pages[id] is the entry of the page with that ID; its page field is
-	//     a private copy that is never modified after it is stored (an
-	//     upsert replaces the entry), so it may be copied outside mu.
-	//   - postings[t] exists exactly when some page's title (if titleBoost
-	//     > 0) or content has term t, and postings[t].list holds exactly one
-	//     posting per such page, with that page's frequencies of t.
-	//   - For every entry e and every k, e.terms[k].list.list[e.terms[k].pos]
-	//     is e's posting, and that posting's ref is k: each page knows
-	//     where its postings are, so removing a page touches only them.
-	//   - numbered[e.num] == e for every stored entry e; every other element
-	//     of numbered is nil and its index is in free, once. Entry numbers
-	//     are dense, so Search can sum scores in an array instead of a map.
-	//   - titleTerms and contentTerms are the sums over pages of
-	//     titleLen and contentLen; they are integers so that every sequence
-	//     of writes reaching the same pages gives the same statistics, and
-	//     hence the same scores, bit for bit.
-	mu           sync.RWMutex
-	pages        map[string]*pageEntry
-	postings     map[string]*postingList
-	numbered     []*pageEntry
-	free         []int32
-	titleTerms   int64
-	contentTerms int64
-	// With an embedder, mu also guards vecs and ann:
-	//   - vecs[n*d:(n+1)*d], for d = model.Dimensions, is the unit vector
-	//     of numbered[n] when that entry is not nil (zeros otherwise);
-	//   - ann, when not nil, holds exactly the stored pages' IDs with
+	//   - ix holds one document per stored page, of the page's ID, its
+	//     title's terms (if titleBoost > 0) and its content's; the
+	//     document's value is a private copy of the page and its vector,
+	//     never modified after it is stored (an upsert replaces the
+	//     document), so it may be copied outside mu. ix keeps its own
+	//     invariants (see bm25.Index): dense document numbers, one posting
+	//     per page and term, integer term counts, so that every sequence
+	//     of writes reaching the same pages gives the same scores, bit for
+	//     bit.
+	//   - With an embedder, vecs.At(n), for the number n of a document,
+	//     is its page's unit vector (zeros for a number not in use), and
+	//     ann, when not nil, holds exactly the stored pages' IDs with
 	//     their vectors.
-	vecs []float32
+	mu   sync.RWMutex
+	ix   *bm25.Index[storedPage]
+	vecs vecindex.Flat
 	ann  VectorIndex
-
-	// sums holds *scoreSums for searches of several terms; each search
-	// takes one for its own use, so sharing mu for reading is enough.
-	sums sync.Pool
 
 	// journal, when set, records every write before it is applied (see
 	// commit); a write whose record fails is not applied. Set once, by
@@ -280,87 +264,16 @@ type InMemoryKnowledgeStore struct {
 	journal func(*pageMutation) error
 }
 
-// scoreSums accumulates per-page scores during one search: sum[e.num] is
-// page e's score so far, touched the numbers with a non-zero sum. Between
-// searches every sum is 0 and touched is empty.
-type scoreSums struct {
-	sum     []float64
-	touched []int32
-	cos     []float64 // with an embedder: each page's similarity to the query
-}
-
-// sumTerms returns, from the pool, each page's sum of termScore over the
-// postings of lists (weights[i] being term i's), summed term by term in
-// query order so that a page's sum never depends on the order of the
-// postings; only pages with a positive sum are touched. The caller holds
-// s.mu for reading and gives the sums back with putSums.
-func (s *InMemoryKnowledgeStore) sumTerms(lists []*postingList, weights []float64, termScore func(float64, posting) float64) *scoreSums {
-	sums, _ := s.sums.Get().(*scoreSums)
-	if sums == nil {
-		sums = &scoreSums{}
-	}
-	if len(sums.sum) < len(s.numbered) {
-		sums.sum = make([]float64, len(s.numbered)+len(s.numbered)/4)
-	}
-	for i, pl := range lists {
-		if pl == nil {
-			continue
-		}
-		for _, p := range pl.list {
-			c := termScore(weights[i], p)
-			if c <= 0 {
-				continue
-			}
-			if sums.sum[p.num] == 0 {
-				sums.touched = append(sums.touched, p.num)
-			}
-			sums.sum[p.num] += c
-		}
-	}
-	return sums
-}
-
-// putSums zeroes what sums touched and returns it to the pool.
-func (s *InMemoryKnowledgeStore) putSums(sums *scoreSums) {
-	for _, num := range sums.touched {
-		sums.sum[num] = 0
-	}
-	sums.touched = sums.touched[:0]
-	s.sums.Put(sums)
+// storedPage is the value of a page's document in the index: a private
+// copy of the page and its unit vector (nil without an embedder), never
+// modified.
+type storedPage struct {
+	page KnowledgePage
+	vec  []float32
 }
 
 // pageEntry is a stored page and its place in the index.
-type pageEntry struct {
-	page       KnowledgePage
-	titleLen   int     // terms in the title; 0 when titleBoost is 0
-	contentLen int     // terms in the content
-	length     float64 // titleBoost*titleLen + contentLen
-	terms      []termRef
-	num        int32     // the entry's index in numbered
-	vec        []float32 // unit vector with an embedder, else nil; never modified
-}
-
-// termRef locates one of a page's postings.
-type termRef struct {
-	list *postingList
-	pos  int // index of the page's posting in list.list
-}
-
-// postingList is the postings of one term, in no particular order.
-type postingList struct {
-	term string // the postings map key; owned, not a slice of a page
-	list []posting
-}
-
-// posting records that a page contains a term. It repeats the entry's
-// length and number so that scoring reads only the postings list.
-type posting struct {
-	entry  *pageEntry
-	tf     float64 // titleBoost × title frequency + content frequency; > 0
-	length float64 // entry.length
-	num    int32   // entry.num
-	ref    int32   // index of the termRef in entry.terms that points here
-}
+type pageEntry = bm25.Doc[storedPage]
 
 // NewInMemoryKnowledgeStore returns an empty store ranked with the given
 // options; without options it uses k1 = 1.2, b = 0.75 and title boost 2,
@@ -378,11 +291,11 @@ func NewInMemoryKnowledgeStore(opts ...StoreOption) *InMemoryKnowledgeStore {
 		b:           heldParam(c.b),
 		titleBoost:  heldParam(c.titleBoost),
 		denseWeight: heldParam(c.denseWeight),
-		pages:       make(map[string]*pageEntry),
-		postings:    make(map[string]*postingList),
+		ix:          new(bm25.Index[storedPage]),
 	}
 	if c.err == nil && c.embedder != nil {
 		s.embedder, s.model, s.newIndex = c.embedder, c.embedder.Model(), c.newIndex
+		s.vecs.Dims = s.model.Dimensions
 		if s.newIndex != nil {
 			s.ann = s.newIndex(s.model.Dimensions)
 		}
@@ -429,7 +342,7 @@ func (s *InMemoryKnowledgeStore) params() (k1, b, titleBoost float64) {
 func (s *InMemoryKnowledgeStore) Len() int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return len(s.pages)
+	return s.ix.Len()
 }
 
 // Put stores p, replacing the page with the same ID if there is one, and
@@ -539,10 +452,8 @@ type pageMutation struct {
 
 	fresh *InMemoryKnowledgeStore // opReplace: the new contents, which nobody else holds
 
-	// Set by check: the page's entry and term counts, for opPutPage.
-	entry  *pageEntry
-	order  []string
-	counts [][2]int // counts[i]: occurrences of order[i] in title, content
+	// Set by check, for opPutPage: the page's entry, not yet indexed.
+	entry *pageEntry
 
 	// Set by resolve.
 	old *pageEntry // the entry replaced or deleted
@@ -605,10 +516,9 @@ func (s *InMemoryKnowledgeStore) check(m *pageMutation) error {
 		if err := checkStored(m.Vector, m.Model, s.storeModel(), "page "+quote.Value(p.ID)); err != nil {
 			return err
 		}
-		m.entry, m.order, m.counts = s.newEntry(p)
-		m.entry.vec = m.Vector
-		if len(m.order) > math.MaxInt32 {
-			return fmt.Errorf("kgmem: page %s has %d distinct terms, more than a page may have: %w", quote.Value(p.ID), len(m.order), ErrInvalidArgument)
+		m.entry = s.newEntry(p, m.Vector)
+		if n := m.entry.Terms(); n > math.MaxInt32 {
+			return fmt.Errorf("kgmem: page %s has %d distinct terms, more than a page may have: %w", quote.Value(p.ID), n, ErrInvalidArgument)
 		}
 		return nil
 	case opDeletePage:
@@ -628,48 +538,28 @@ func (s *InMemoryKnowledgeStore) check(m *pageMutation) error {
 	return fmt.Errorf("kgmem: unknown page operation %s: %w", quote.Value(string(m.Op)), ErrInvalidArgument)
 }
 
-// newEntry returns the entry of p, a valid page, and the frequencies of
-// its terms in title and content, counted in first-seen order, so that the
-// same page is always laid out the same way.
-func (s *InMemoryKnowledgeStore) newEntry(p KnowledgePage) (*pageEntry, []string, [][2]int) {
-	e := &pageEntry{page: p.clone()}
-	index := make(map[string]int)
-	var order []string
-	var counts [][2]int
-	count := func(text string, field int) int {
-		toks := Tokenize(text)
-		for _, tok := range toks {
-			i, ok := index[tok]
-			if !ok {
-				i = len(order)
-				index[tok] = i
-				order = append(order, tok)
-				counts = append(counts, [2]int{})
-			}
-			counts[i][field]++
-		}
-		return len(toks)
-	}
+// newEntry returns the entry of p, a valid page, with vec, its checked
+// vector (nil without an embedder): a copy of p, indexed under its title's
+// terms (unless the title boost is 0) and its content's.
+func (s *InMemoryKnowledgeStore) newEntry(p KnowledgePage, vec []float32) *pageEntry {
 	_, _, titleBoost := s.params()
+	var title []string
 	if titleBoost > 0 {
-		e.titleLen = count(p.Title, 0)
+		title = Tokenize(p.Title)
 	}
-	e.contentLen = count(p.Content, 1)
-	e.length = titleBoost*float64(e.titleLen) + float64(e.contentLen)
-	e.terms = make([]termRef, len(order))
-	return e, order, counts
+	return bm25.NewDoc(p.ID, storedPage{page: p.clone(), vec: vec}, title, Tokenize(p.Content), titleBoost)
 }
 
 // resolve checks m against the store; the caller holds s.mu for writing.
 func (s *InMemoryKnowledgeStore) resolve(m *pageMutation) error {
 	switch m.Op {
 	case opPutPage:
-		m.old = s.pages[m.Page.ID]
-		if m.old == nil && len(s.free) == 0 && len(s.numbered) == math.MaxInt32 {
-			return fmt.Errorf("kgmem: page %s: the store is full (%d pages): %w", quote.Value(m.Page.ID), len(s.pages), ErrInvalidArgument)
+		m.old = s.ix.Get(m.Page.ID)
+		if m.old == nil && s.ix.Full() {
+			return fmt.Errorf("kgmem: page %s: the store is full (%d pages): %w", quote.Value(m.Page.ID), s.ix.Len(), ErrInvalidArgument)
 		}
 	case opDeletePage:
-		m.old = s.pages[m.ID]
+		m.old = s.ix.Get(m.ID)
 		if m.old == nil {
 			return fmt.Errorf("kgmem: delete page %s: %w", quote.Value(m.ID), ErrNotFound)
 		}
@@ -681,102 +571,41 @@ func (s *InMemoryKnowledgeStore) resolve(m *pageMutation) error {
 func (s *InMemoryKnowledgeStore) do(m *pageMutation) {
 	switch m.Op {
 	case opPutPage:
-		s.index(m.entry, m.order, m.counts, m.old)
+		s.index(m.entry)
 	case opDeletePage:
 		e := m.old
-		s.unindex(e)
-		delete(s.pages, m.ID)
-		s.numbered[e.num] = nil
-		s.free = append(s.free, e.num)
-		if e.vec != nil {
-			clear(s.vecs[int(e.num)*len(e.vec) : int(e.num+1)*len(e.vec)])
+		s.ix.Remove(e)
+		if e.Value.vec != nil {
+			s.vecs.Clear(e.Num())
 			if s.ann != nil {
 				s.ann.Delete(m.ID)
 			}
 		}
 	case opReplace:
 		f := m.fresh
-		s.pages, s.postings = f.pages, f.postings
-		s.numbered, s.free = f.numbered, f.free
-		s.titleTerms, s.contentTerms = f.titleTerms, f.contentTerms
-		s.vecs, s.ann = f.vecs, f.ann
+		s.ix, s.vecs, s.ann = f.ix, f.vecs, f.ann
 	}
 }
 
 // put stores p, a valid page, with vec, its checked vector (nil without
 // an embedder), in a store nobody else holds.
 func (s *InMemoryKnowledgeStore) put(p KnowledgePage, vec []float32) {
-	e, order, counts := s.newEntry(p)
-	e.vec = vec
-	s.index(e, order, counts, s.pages[p.ID])
+	s.index(s.newEntry(p, vec))
 }
 
-// index stores e, replacing old (nil for a new page), and adds its
-// postings; the caller holds s.mu for writing.
-func (s *InMemoryKnowledgeStore) index(e *pageEntry, order []string, counts [][2]int, old *pageEntry) {
-	if s.pages == nil { // the zero value's first page
-		s.pages = make(map[string]*pageEntry)
-		s.postings = make(map[string]*postingList)
+// index stores e, replacing the page of the same ID, and its vector; the
+// caller holds s.mu for writing.
+func (s *InMemoryKnowledgeStore) index(e *pageEntry) {
+	if s.ix == nil { // the zero value's first page
+		s.ix = new(bm25.Index[storedPage])
 	}
-	_, _, titleBoost := s.params()
-	if old != nil {
-		s.unindex(old)
-		e.num = old.num
-	} else if n := len(s.free); n > 0 {
-		e.num = s.free[n-1]
-		s.free = s.free[:n-1]
-	} else {
-		e.num = int32(len(s.numbered))
-		s.numbered = append(s.numbered, nil)
-	}
-	s.numbered[e.num] = e
-	s.pages[e.page.ID] = e
-	if d := len(e.vec); d > 0 {
-		end := (int(e.num) + 1) * d
-		if end > len(s.vecs) {
-			s.vecs = slices.Grow(s.vecs, end-len(s.vecs))[:end]
-		}
-		copy(s.vecs[end-d:end], e.vec)
+	s.ix.Add(e)
+	if vec := e.Value.vec; len(vec) > 0 {
+		s.vecs.Set(e.Num(), vec)
 		if s.ann != nil {
-			s.ann.Add(e.page.ID, e.vec)
+			s.ann.Add(e.ID, vec)
 		}
 	}
-	s.titleTerms += int64(e.titleLen)
-	s.contentTerms += int64(e.contentLen)
-	for i, t := range order {
-		pl := s.postings[t]
-		if pl == nil {
-			pl = &postingList{term: strings.Clone(t)}
-			s.postings[pl.term] = pl
-		}
-		e.terms[i] = termRef{list: pl, pos: len(pl.list)}
-		tf := titleBoost*float64(counts[i][0]) + float64(counts[i][1])
-		pl.list = append(pl.list, posting{entry: e, tf: tf, length: e.length, num: e.num, ref: int32(i)})
-	}
-}
-
-// unindex removes e's postings and lengths from the index (not from pages).
-// s.mu must be held for writing.
-func (s *InMemoryKnowledgeStore) unindex(e *pageEntry) {
-	for _, ref := range e.terms {
-		pl := ref.list
-		last := len(pl.list) - 1
-		if ref.pos != last {
-			moved := pl.list[last]
-			pl.list[ref.pos] = moved
-			moved.entry.terms[moved.ref].pos = ref.pos
-		}
-		pl.list[last] = posting{}
-		pl.list = pl.list[:last]
-		if len(pl.list) == 0 {
-			delete(s.postings, pl.term)
-		} else if cap(pl.list) > 64 && len(pl.list) < cap(pl.list)/4 {
-			pl.list = slices.Clip(slices.Clone(pl.list))
-		}
-	}
-	e.terms = nil
-	s.titleTerms -= int64(e.titleLen)
-	s.contentTerms -= int64(e.contentLen)
 }
 
 // validatePage checks the rules Put documents.
@@ -834,12 +663,12 @@ func (s *InMemoryKnowledgeStore) Get(ctx context.Context, id string) (p Knowledg
 		return KnowledgePage{}, false, err
 	}
 	s.mu.RLock()
-	e := s.pages[id]
+	e := s.ix.Get(id)
 	s.mu.RUnlock()
 	if e == nil {
 		return KnowledgePage{}, false, nil
 	}
-	return e.page.clone(), true, nil
+	return e.Value.page.clone(), true, nil
 }
 
 // Delete removes the page with the given ID and its index entries. An
@@ -881,8 +710,8 @@ func (s *InMemoryKnowledgeStore) newEmpty() *InMemoryKnowledgeStore {
 	f := &InMemoryKnowledgeStore{
 		k1: s.k1, b: s.b, titleBoost: s.titleBoost, denseWeight: s.denseWeight,
 		err: s.err, embedder: s.embedder, model: s.model, newIndex: s.newIndex,
-		pages:    make(map[string]*pageEntry),
-		postings: make(map[string]*postingList),
+		ix:   new(bm25.Index[storedPage]),
+		vecs: vecindex.Flat{Dims: s.vecs.Dims},
 	}
 	if f.embedder != nil && f.newIndex != nil {
 		f.ann = f.newIndex(f.model.Dimensions)
@@ -943,25 +772,13 @@ func (s *InMemoryKnowledgeStore) Search(ctx context.Context, query string, limit
 	}
 	out := make([]ScoredPage, len(hits))
 	for i, h := range hits {
-		out[i] = ScoredPage{Page: h.entry.page.clone(), Score: h.score}
+		out[i] = ScoredPage{Page: h.Doc.Value.page.clone(), Score: h.Score}
 	}
 	return out, nil
 }
 
-// hit is a ranked page: its raw BM25 and its normalised score.
-type hit struct {
-	entry *pageEntry
-	raw   float64
-	score float64
-}
-
-// better reports whether a ranks before b: higher BM25, then smaller ID.
-func (a hit) better(b hit) bool {
-	if a.raw != b.raw {
-		return a.raw > b.raw
-	}
-	return a.entry.page.ID < b.entry.page.ID
-}
+// hit is a ranked page: its raw score and its normalised score.
+type hit = bm25.Hit[storedPage]
 
 // search ranks the pages for query and returns the best limit of them. The
 // entries it returns are immutable, so the caller may read them without the
@@ -976,7 +793,7 @@ func (s *InMemoryKnowledgeStore) search(ctx context.Context, query string, limit
 	if !utf8.ValidString(query) {
 		return nil, fmt.Errorf("kgmem: search: query %s is not valid UTF-8: %w", quote.Value(query), ErrInvalidArgument)
 	}
-	terms := uniqueTerms(Tokenize(query))
+	terms := Tokenize(query)
 	if len(terms) == 0 {
 		return nil, nil
 	}
@@ -994,159 +811,28 @@ func (s *InMemoryKnowledgeStore) search(ctx context.Context, query string, limit
 
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	n := len(s.pages)
-	if n == 0 {
-		return nil, nil
-	}
-	N := float64(n)
 	k1, b, titleBoost := s.params()
-	avgdl := (titleBoost*float64(s.titleTerms) + float64(s.contentTerms)) / N
-
-	lists := make([]*postingList, len(terms))
-	weights := make([]float64, len(terms)) // idf(t)·(k1+1)
-	maxRaw := 0.0
-	matched := 0
-	for i, t := range terms {
-		pl := s.postings[t]
-		df := 0.0
-		if pl != nil {
-			lists[i] = pl
-			df = float64(len(pl.list))
-			matched++
-		}
-		weights[i] = math.Log1p((N-df+0.5)/(df+0.5)) * (k1 + 1)
-		maxRaw += weights[i]
+	p := bm25.Params{K1: k1, B: b, TitleBoost: titleBoost}
+	if qv == nil {
+		return s.ix.Search(terms, limit, p), nil
 	}
-	if matched == 0 && qv == nil {
-		return nil, nil
+	// The dense side of the fusion (see Dense search under
+	// InMemoryKnowledgeStore), built here so that its functions stay in
+	// this frame.
+	dense := bm25.Dense[storedPage]{
+		Weight: param(s.denseWeight, defaultDenseWeight),
+		Cos: func(e *pageEntry) float64 {
+			return min(1, max(0, float64(dot(qv, s.vecs.At(e.Num())))))
+		},
 	}
-	// termScore is bm25(t) for one posting; written as weight × a fraction
-	// that is at most 1 so that, in floating point too, no page exceeds
-	// maxRaw.
-	termScore := func(w float64, p posting) float64 {
-		norm := 1.0
-		if avgdl > 0 {
-			norm = 1 - b + b*p.length/avgdl
-		}
-		return w * (p.tf / (p.tf + k1*norm))
-	}
-
-	if qv != nil {
-		return s.fuse(ctx, qv, lists, weights, maxRaw, termScore, limit)
-	}
-	top := topK{limit: limit}
-	if matched == 1 {
-		// One term: each posting is a page's whole score.
-		for i, pl := range lists {
-			if pl == nil {
-				continue
+	if s.ann != nil {
+		dense.Nearest = func(k int) ([]string, error) {
+			ids, err := s.ann.Search(qv, k)
+			if err != nil {
+				return nil, errmsg.Wrap("kgmem: search: vector index", err)
 			}
-			top.h = make([]hit, 0, min(limit, len(pl.list)))
-			for _, p := range pl.list {
-				top.offer(hit{entry: p.entry, raw: termScore(weights[i], p)})
-			}
-		}
-	} else {
-		// Several terms: sum per page.
-		sums := s.sumTerms(lists, weights, termScore)
-		top.h = make([]hit, 0, min(limit, len(sums.touched)))
-		for _, num := range sums.touched {
-			top.offer(hit{entry: s.numbered[num], raw: sums.sum[num]})
-		}
-		s.putSums(sums)
-	}
-	hits := top.sorted()
-	for i := range hits {
-		hits[i].score = min(1, max(0, hits[i].raw/maxRaw))
-	}
-	return hits, nil
-}
-
-// uniqueTerms removes repeated terms in place, keeping first occurrences
-// in order.
-func uniqueTerms(terms []string) []string {
-	out := terms[:0]
-	if len(terms) <= 16 {
-		for _, t := range terms {
-			if !slices.Contains(out, t) {
-				out = append(out, t)
-			}
-		}
-		return out
-	}
-	seen := make(map[string]struct{}, len(terms))
-	for _, t := range terms {
-		if _, dup := seen[t]; !dup {
-			seen[t] = struct{}{}
-			out = append(out, t)
+			return ids, nil
 		}
 	}
-	return out
-}
-
-// topK keeps the limit best hits offered to it in a heap whose root is the
-// worst hit kept.
-type topK struct {
-	limit int
-	h     []hit
-}
-
-func (k *topK) offer(x hit) {
-	if x.raw <= 0 {
-		return
-	}
-	if len(k.h) < k.limit {
-		k.h = append(k.h, x)
-		k.up(len(k.h) - 1)
-		return
-	}
-	if !x.better(k.h[0]) {
-		return
-	}
-	k.h[0] = x
-	k.down(0)
-}
-
-// up and down keep the heap property: no hit ranks after its children.
-func (k *topK) up(i int) {
-	for i > 0 {
-		parent := (i - 1) / 2
-		if !k.h[parent].better(k.h[i]) {
-			return
-		}
-		k.h[parent], k.h[i] = k.h[i], k.h[parent]
-		i = parent
-	}
-}
-
-func (k *topK) down(i int) {
-	n := len(k.h)
-	for {
-		worst := i
-		if l := 2*i + 1; l < n && k.h[worst].better(k.h[l]) {
-			worst = l
-		}
-		if r := 2*i + 2; r < n && k.h[worst].better(k.h[r]) {
-			worst = r
-		}
-		if worst == i {
-			return
-		}
-		k.h[i], k.h[worst] = k.h[worst], k.h[i]
-		i = worst
-	}
-}
-
-// sorted returns the kept hits, best first.
-func (k *topK) sorted() []hit {
-	slices.SortFunc(k.h, func(a, b hit) int {
-		if a.better(b) {
-			return -1
-		}
-		if b.better(a) {
-			return 1
-		}
-		return 0
-	})
-	return k.h
+	return s.ix.Fuse(ctx, terms, limit, p, dense)
 }

@@ -24,7 +24,7 @@ func rawScores(t *testing.T, s *InMemoryKnowledgeStore, query string) map[string
 	require.NoError(t, err)
 	out := make(map[string]float64, len(hits))
 	for _, h := range hits {
-		out[h.entry.page.ID] = h.raw
+		out[h.Doc.ID] = h.Raw
 	}
 	return out
 }
@@ -259,9 +259,10 @@ func TestStorePutGetDelete(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, res)
 	checkIndex(t, s)
-	assert.Empty(t, s.postings)
-	assert.Zero(t, s.titleTerms)
-	assert.Zero(t, s.contentTerms)
+	assert.Zero(t, s.ix.Terms())
+	titleTerms, contentTerms := s.ix.TermTotals()
+	assert.Zero(t, titleTerms)
+	assert.Zero(t, contentTerms)
 }
 
 func TestStoreValidation(t *testing.T) {
@@ -453,14 +454,14 @@ func TestStoreScoresOrderedAndBounded(t *testing.T) {
 			continue // words glued together without a separator
 		}
 		matched++
-		assert.Greater(t, hits[0].score, 0.0)
+		assert.Greater(t, hits[0].Score, 0.0)
 		for i, h := range hits {
-			require.True(t, h.score >= 0 && h.score <= 1, "score %v", h.score)
+			require.True(t, h.Score >= 0 && h.Score <= 1, "score %v", h.Score)
 			if i > 0 {
 				prev := hits[i-1]
-				require.True(t, prev.raw > h.raw || prev.raw == h.raw && prev.entry.page.ID < h.entry.page.ID,
+				require.True(t, prev.Raw > h.Raw || prev.Raw == h.Raw && prev.Doc.ID < h.Doc.ID,
 					"query %q: %v before %v", q, prev, h)
-				require.GreaterOrEqual(t, prev.score, h.score)
+				require.GreaterOrEqual(t, prev.Score, h.Score)
 			}
 		}
 	}
@@ -596,8 +597,9 @@ func TestStoreIndexExact(t *testing.T) {
 		require.NoError(t, s.Delete(ctx, id))
 	}
 	checkIndex(t, s)
-	assert.Empty(t, s.postings)
-	assert.Zero(t, s.titleTerms+s.contentTerms)
+	assert.Zero(t, s.ix.Terms())
+	titleTerms, contentTerms := s.ix.TermTotals()
+	assert.Zero(t, titleTerms+contentTerms)
 }
 
 func compareWithFresh(t *testing.T, r *rand.Rand, s *InMemoryKnowledgeStore, model map[string]KnowledgePage, words []string) {
@@ -636,21 +638,19 @@ func checkIndex(t *testing.T, s *InMemoryKnowledgeStore) {
 	_, _, boost := s.params()
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	require.NoError(t, s.ix.Check())
 	type key struct{ term, id string }
 	want := map[key]float64{}
-	var titleTerms, contentTerms int64
-	for id, e := range s.pages {
-		require.Equal(t, id, e.page.ID)
+	s.ix.Each(func(e *pageEntry) {
+		require.Equal(t, e.ID, e.Value.page.ID)
 		var title []string
 		if boost > 0 {
-			title = Tokenize(e.page.Title)
+			title = Tokenize(e.Value.page.Title)
 		}
-		content := Tokenize(e.page.Content)
-		require.Equal(t, len(title), e.titleLen)
-		require.Equal(t, len(content), e.contentLen)
-		require.Equal(t, boost*float64(len(title))+float64(len(content)), e.length)
-		titleTerms += int64(len(title))
-		contentTerms += int64(len(content))
+		content := Tokenize(e.Value.page.Content)
+		titleLen, contentLen := e.Lengths()
+		require.Equal(t, len(title), titleLen)
+		require.Equal(t, len(content), contentLen)
 		titleTF, contentTF := map[string]int{}, map[string]int{}
 		for _, tok := range title {
 			titleTF[tok]++
@@ -659,52 +659,15 @@ func checkIndex(t *testing.T, s *InMemoryKnowledgeStore) {
 			contentTF[tok]++
 		}
 		for _, tok := range slices.Concat(title, content) {
-			want[key{tok, id}] = boost*float64(titleTF[tok]) + float64(contentTF[tok])
+			want[key{tok, e.ID}] = boost*float64(titleTF[tok]) + float64(contentTF[tok])
 		}
-		for k, ref := range e.terms {
-			require.Same(t, e, ref.list.list[ref.pos].entry)
-			require.Equal(t, int32(k), ref.list.list[ref.pos].ref)
-		}
-		require.Same(t, e, s.numbered[e.num])
-		for _, ref := range e.terms {
-			p := ref.list.list[ref.pos]
-			require.Equal(t, e.length, p.length)
-			require.Equal(t, e.num, p.num)
-		}
-		require.Len(t, e.terms, len(titleTF)+len(contentTF)-countShared(titleTF, contentTF))
-	}
-	free := map[int32]bool{}
-	for _, num := range s.free {
-		require.Nil(t, s.numbered[num], "free number %d in use", num)
-		require.False(t, free[num], "number %d freed twice", num)
-		free[num] = true
-	}
-	require.Len(t, s.numbered, len(s.pages)+len(s.free))
-	require.Equal(t, titleTerms, s.titleTerms)
-	require.Equal(t, contentTerms, s.contentTerms)
+	})
 	got := map[key]float64{}
-	for term, pl := range s.postings {
-		require.Equal(t, term, pl.term)
-		require.NotEmpty(t, pl.list, "term %q has an empty postings list", term)
-		for _, p := range pl.list {
-			require.Same(t, s.pages[p.entry.page.ID], p.entry, "posting of %q for a page no longer stored", term)
-			k := key{term, p.entry.page.ID}
-			_, dup := got[k]
-			require.False(t, dup, "two postings of %q for page %q", term, k.id)
-			got[k] = p.tf
-		}
-	}
+	s.ix.Postings(func(term string, e *pageEntry, tf float64) {
+		require.Same(t, s.ix.Get(e.ID), e, "posting of %q for a page no longer stored", term)
+		got[key{term, e.ID}] = tf
+	})
 	require.Equal(t, want, got)
-}
-
-func countShared(a, b map[string]int) int {
-	n := 0
-	for k := range a {
-		if _, ok := b[k]; ok {
-			n++
-		}
-	}
-	return n
 }
 
 func randomText(r *rand.Rand, words []string, n int) string {

@@ -2,9 +2,6 @@ package kgmem
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -12,6 +9,7 @@ import (
 	"github.com/kgmem/kgmem/internal/embedmodel"
 	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/kgmem/kgmem/internal/quote"
+	"github.com/kgmem/kgmem/internal/vecindex"
 )
 
 // Defaults of dense search.
@@ -25,11 +23,6 @@ const (
 	// defaultEmbedBatch is the largest number of texts PutBatch gives the
 	// Embedder in one call.
 	defaultEmbedBatch = 64
-
-	// denseDepth is how many pages an approximate index is asked for
-	// per page a search returns (and at least gateDense), so that fusion
-	// sees more dense candidates than the results it keeps.
-	denseDepth = 2
 )
 
 // WithEmbedder makes the store embed every page it stores (its title, a
@@ -192,60 +185,14 @@ func pageText(p KnowledgePage) string {
 	return p.Title + "\n" + p.Content
 }
 
-// dot returns the dot product of a and b, which have the same length,
-// summed in a fixed order (four running sums over eight-value strides,
-// then the tail) so that the same vectors always give the same bits.
-func dot(a, b []float32) float32 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+8 <= len(a); i += 8 {
-		aa, bb := a[i:i+8:i+8], b[i:i+8:i+8]
-		s0 += aa[0]*bb[0] + aa[4]*bb[4]
-		s1 += aa[1]*bb[1] + aa[5]*bb[5]
-		s2 += aa[2]*bb[2] + aa[6]*bb[6]
-		s3 += aa[3]*bb[3] + aa[7]*bb[7]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return (s0 + s1) + (s2 + s3)
-}
+// dot returns the dot product of a and b, which have the same length, in
+// the fixed order of vecindex.Dot, so that the same vectors always give
+// the same bits.
+func dot(a, b []float32) float32 { return vecindex.Dot(a, b) }
 
 // vector is a page's vector in a journal record or a snapshot line: the
-// base64 (standard, padded) of its float32 values, little-endian. Values
-// are written bit for bit, so a vector reads back exactly.
-type vector []float32
-
-// MarshalJSON writes v as a base64 string.
-func (v vector) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return json.Marshal(base64.StdEncoding.EncodeToString(b))
-}
-
-// UnmarshalJSON reads v from a base64 string of a multiple of 4 bytes.
-func (v *vector) UnmarshalJSON(data []byte) error {
-	var s string
-	if err := json.Unmarshal(data, &s); err != nil {
-		return err
-	}
-	b, err := base64.StdEncoding.DecodeString(s)
-	if err != nil {
-		return fmt.Errorf("vector: %v", err)
-	}
-	if len(b)%4 != 0 {
-		return fmt.Errorf("vector: %d bytes, not a multiple of 4", len(b))
-	}
-	out := make([]float32, len(b)/4)
-	for i := range out {
-		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	*v = out
-	return nil
-}
+// base64 of its float32 values, written bit for bit (vecindex.Vector).
+type vector = vecindex.Vector
 
 // checkStored checks a vector read from a snapshot or a journal for a
 // store of model m (nil when the store has no embedder): present exactly

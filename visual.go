@@ -1,7 +1,6 @@
 package kgmem
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -10,9 +9,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
+	"github.com/kgmem/kgmem/internal/draw"
 	"github.com/kgmem/kgmem/internal/quote"
 )
 
@@ -216,46 +215,7 @@ func WriteDOT(w io.Writer, sg Subgraph, opts VisualOptions) error {
 	if err != nil {
 		return err
 	}
-	pagePrefix := d.pagePrefix()
-	dotID := func(n *drawNode) string {
-		if n.page {
-			return dotQuote(pagePrefix + n.id)
-		}
-		return dotQuote(n.id)
-	}
-	var font string
-	if opts.FontName != "" {
-		font = ", fontname=" + dotQuote(labelText(opts.FontName))
-	}
-
-	var b bytes.Buffer
-	b.WriteString("digraph kgmem {\n")
-	fmt.Fprintf(&b, "\tgraph [charset=\"UTF-8\", rankdir=%s%s];\n", dotQuote(d.rankDir), font)
-	fmt.Fprintf(&b, "\tnode [shape=\"box\", style=\"rounded,filled\", color=%q, fillcolor=%q%s];\n", colorNode, colorNodeFill, font)
-	fmt.Fprintf(&b, "\tedge [color=%q, fontcolor=%q, fontsize=\"10\"%s];\n", colorEdge, colorEdgeText, font)
-	for i := range d.nodes {
-		n := &d.nodes[i]
-		fmt.Fprintf(&b, "\t%s [label=%s", dotID(n), dotQuote(n.label))
-		if n.page {
-			fmt.Fprintf(&b, ", shape=\"note\", style=\"filled\", fillcolor=%q", colorPageFill)
-		}
-		if n.highlight {
-			fmt.Fprintf(&b, ", color=%q, fillcolor=%q, penwidth=\"2.5\"", colorHighlight, colorHighlightFill)
-		}
-		b.WriteString("];\n")
-	}
-	for _, e := range d.edges {
-		fmt.Fprintf(&b, "\t%s -> %s [label=%s", dotID(&d.nodes[e.from]), dotID(&d.nodes[e.to]), dotQuote(e.label))
-		if e.citation || e.ended {
-			b.WriteString(", style=\"dashed\"")
-		}
-		if e.highlight {
-			fmt.Fprintf(&b, ", color=%q, fontcolor=%q, penwidth=\"2.5\"", colorHighlight, colorHighlight)
-		}
-		b.WriteString("];\n")
-	}
-	b.WriteString("}\n")
-	return writeAll(w, b.Bytes(), "DOT")
+	return writeAll(w, draw.DOT(d, opts.FontName), "DOT")
 }
 
 // WriteMermaid writes sg to w as a Mermaid flowchart, for Markdown that
@@ -281,99 +241,15 @@ func WriteMermaid(w io.Writer, sg Subgraph, opts VisualOptions) error {
 	if err != nil {
 		return err
 	}
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "flowchart %s\n", d.rankDir)
-	for i, n := range d.nodes {
-		if n.page {
-			fmt.Fprintf(&b, "    n%d[/\"%s\"/]\n", i, mermaidEscape(n.label))
-		} else {
-			fmt.Fprintf(&b, "    n%d[\"%s\"]\n", i, mermaidEscape(n.label))
-		}
-	}
-	var hlNodes, hlEdges []string
-	for i, n := range d.nodes {
-		if n.highlight {
-			hlNodes = append(hlNodes, "n"+strconv.Itoa(i))
-		}
-	}
-	for i, e := range d.edges {
-		arrow := "-->"
-		if e.citation || e.ended {
-			arrow = "-.->"
-		}
-		fmt.Fprintf(&b, "    n%d %s|\"%s\"| n%d\n", e.from, arrow, mermaidEscape(e.label), e.to)
-		if e.highlight {
-			hlEdges = append(hlEdges, strconv.Itoa(i))
-		}
-	}
-	if len(hlNodes) > 0 {
-		fmt.Fprintf(&b, "    classDef highlight fill:%s,stroke:%s,stroke-width:3px\n", colorHighlightFill, colorHighlight)
-		fmt.Fprintf(&b, "    class %s highlight\n", strings.Join(hlNodes, ","))
-	}
-	if len(hlEdges) > 0 {
-		fmt.Fprintf(&b, "    linkStyle %s stroke:%s,stroke-width:3px\n", strings.Join(hlEdges, ","), colorHighlight)
-	}
-	return writeAll(w, b.Bytes(), "Mermaid")
-}
-
-// Colours of the drawings.
-const (
-	colorNode          = "#495057"
-	colorNodeFill      = "#f1f3f5"
-	colorPageFill      = "#e7f5ff"
-	colorEdge          = "#868e96"
-	colorEdgeText      = "#495057"
-	colorHighlight     = "#d9480f"
-	colorHighlightFill = "#fff4e6"
-)
-
-// drawing is a validated Subgraph in drawing order.
-type drawing struct {
-	rankDir string
-	nodes   []drawNode // entities by ID, then pages by ID
-	edges   []drawEdge // relations by key, then citations by (EntityID, PageID)
-}
-
-type drawNode struct {
-	id        string // entity or page ID
-	page      bool
-	label     string // normalised display text; may hold line feeds
-	highlight bool
-}
-
-type drawEdge struct {
-	from, to  int // indexes into drawing.nodes
-	label     string
-	citation  bool
-	ended     bool // a relation with a ValidTo: a fact that ended (or will)
-	highlight bool
-}
-
-// pagePrefix returns the prefix that turns a page ID into a DOT node ID no
-// entity ID can equal: "page:", repeated until no entity ID starts with it.
-func (d *drawing) pagePrefix() string {
-	prefix := "page:"
-	for {
-		clash := false
-		for _, n := range d.nodes {
-			if !n.page && strings.HasPrefix(n.id, prefix) {
-				clash = true
-				break
-			}
-		}
-		if !clash {
-			return prefix
-		}
-		prefix += "page:"
-	}
+	return writeAll(w, draw.Mermaid(d), "Mermaid")
 }
 
 // prepare validates sg and opts and lays the subgraph out in drawing order.
-func prepare(sg Subgraph, opts VisualOptions) (*drawing, error) {
-	d := &drawing{rankDir: opts.RankDir}
-	switch d.rankDir {
+func prepare(sg Subgraph, opts VisualOptions) (*draw.Drawing, error) {
+	d := &draw.Drawing{RankDir: opts.RankDir}
+	switch d.RankDir {
 	case "":
-		d.rankDir = "LR"
+		d.RankDir = "LR"
 	case "LR", "RL", "TB", "BT":
 	default:
 		return nil, fmt.Errorf("kgmem: draw: rank direction %s is not LR, RL, TB or BT: %w", quote.Value(opts.RankDir), ErrInvalidArgument)
@@ -429,8 +305,8 @@ func prepare(sg Subgraph, opts VisualOptions) (*drawing, error) {
 		if !opts.HideTypes && e.Type != "" {
 			label += "\n(" + e.Type + ")"
 		}
-		entityIdx[id] = len(d.nodes)
-		d.nodes = append(d.nodes, drawNode{id: id, label: labelText(label)})
+		entityIdx[id] = len(d.Nodes)
+		d.Nodes = append(d.Nodes, draw.Node{ID: id, Label: draw.LabelText(label)})
 	}
 	pageIdx := make(map[string]int, len(pages))
 	for _, id := range sortedKeys(pages, strings.Compare) {
@@ -439,8 +315,8 @@ func prepare(sg Subgraph, opts VisualOptions) (*drawing, error) {
 		if label == "" {
 			label = p.ID
 		}
-		pageIdx[id] = len(d.nodes)
-		d.nodes = append(d.nodes, drawNode{id: id, page: true, label: labelText(label)})
+		pageIdx[id] = len(d.Nodes)
+		d.Nodes = append(d.Nodes, draw.Node{ID: id, Page: true, Label: draw.LabelText(label)})
 	}
 
 	// Edges, dropping those with an endpoint that is not drawn.
@@ -459,8 +335,8 @@ func prepare(sg Subgraph, opts VisualOptions) (*drawing, error) {
 		if v := r.ValidityString(); v != "" {
 			label += "\n" + v
 		}
-		relEdge[k] = len(d.edges)
-		d.edges = append(d.edges, drawEdge{from: from, to: to, label: labelText(label), ended: !r.ValidTo.IsZero()})
+		relEdge[k] = len(d.Edges)
+		d.Edges = append(d.Edges, draw.Edge{From: from, To: to, Label: draw.LabelText(label), Dashed: !r.ValidTo.IsZero()})
 	}
 	for _, c := range sortedKeys(citations, compareCitations) {
 		from, ok1 := entityIdx[c.EntityID]
@@ -468,10 +344,10 @@ func prepare(sg Subgraph, opts VisualOptions) (*drawing, error) {
 		if !ok1 || !ok2 {
 			continue
 		}
-		d.edges = append(d.edges, drawEdge{from: from, to: to, label: "mentioned_in", citation: true})
+		d.Edges = append(d.Edges, draw.Edge{From: from, To: to, Label: "mentioned_in", Dashed: true})
 	}
 
-	if err := d.highlight(sg.Highlight, entityIdx, relEdge); err != nil {
+	if err := highlight(d, sg.Highlight, entityIdx, relEdge); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -479,7 +355,7 @@ func prepare(sg Subgraph, opts VisualOptions) (*drawing, error) {
 
 // highlight marks the nodes and edges of p, which must be a path through
 // the drawn entities and relations.
-func (d *drawing) highlight(p Path, entityIdx map[string]int, relEdge map[RelationKey]int) error {
+func highlight(d *draw.Drawing, p Path, entityIdx map[string]int, relEdge map[RelationKey]int) error {
 	if len(p.EntityIDs) == 0 {
 		if len(p.Relations) > 0 {
 			return fmt.Errorf("kgmem: draw: highlighted path has %d relations and no entities: %w", len(p.Relations), ErrInvalidArgument)
@@ -494,7 +370,7 @@ func (d *drawing) highlight(p Path, entityIdx map[string]int, relEdge map[Relati
 		if !ok {
 			return fmt.Errorf("kgmem: draw: highlighted entity %s is not in the subgraph: %w", quote.Value(id), ErrInvalidArgument)
 		}
-		d.nodes[n].highlight = true
+		d.Nodes[n].Highlight = true
 		if i == 0 {
 			continue
 		}
@@ -509,7 +385,7 @@ func (d *drawing) highlight(p Path, entityIdx map[string]int, relEdge map[Relati
 			return fmt.Errorf("kgmem: draw: highlighted relation %s is not in the subgraph: %w",
 				describeKey(r.SourceID, r.Type, r.TargetID), ErrInvalidArgument)
 		}
-		d.edges[e].highlight = true
+		d.Edges[e].Highlight = true
 	}
 	return nil
 }
@@ -585,88 +461,6 @@ func sortedKeys[K comparable, V any](m map[K]V, compare func(a, b K) int) []K {
 	}
 	slices.SortFunc(keys, compare)
 	return keys
-}
-
-// labelText normalises text for a label: CRLF and CR become a line feed, a
-// tab becomes a space and any other control character U+FFFD.
-func labelText(s string) string {
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '\n':
-			return r
-		case r == '\r':
-			return '\n'
-		case r == '\t':
-			return ' '
-		case unicode.IsControl(r):
-			return utf8.RuneError
-		}
-		return r
-	}, s)
-}
-
-// dotQuote returns s as a DOT quoted string: '\\' and '"' escaped with a
-// backslash, line feed, carriage return and tab written \n, \r and \t, and
-// any other control character \uXXXX. The mapping is one-to-one, so
-// distinct IDs stay distinct.
-func dotQuote(s string) string {
-	var b strings.Builder
-	b.Grow(len(s) + 2)
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case unicode.IsControl(r):
-			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-// mermaidEscape writes a normalised label for use inside a quoted Mermaid
-// label: the characters Mermaid or its HTML labels would interpret become
-// entity codes and a line feed becomes <br/>.
-func mermaidEscape(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString("#quot;")
-		case '&':
-			b.WriteString("#amp;")
-		case '<':
-			b.WriteString("#lt;")
-		case '>':
-			b.WriteString("#gt;")
-		case '#':
-			b.WriteString("#35;")
-		case ';':
-			b.WriteString("#59;")
-		case '`':
-			b.WriteString("#96;")
-		case '|':
-			b.WriteString("#124;")
-		case '\n':
-			b.WriteString("<br/>")
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 func writeAll(w io.Writer, p []byte, format string) error {
