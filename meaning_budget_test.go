@@ -83,8 +83,9 @@ func keptVectors(r *MemoryRetriever, gi int) int {
 // it means, without a warning. No goroutine outlives the queries. (The
 // SourceTimeout case runs one query, to keep the test short.)
 func TestLinkingByMeaningWithinADeadline(t *testing.T) {
-	// 24 batches of entity texts, 10 ms each: 240 ms, more than one
-	// query's half of 300 ms.
+	// 24 batches of entity texts, 30 ms each: 720 ms, more than one
+	// query's half of 900 ms (wide enough that a loaded machine still
+	// answers the content channel within the deadline).
 	const n = 1500
 	g, s := roverMemory(t, n)
 	before := runtime.NumGoroutine()
@@ -94,11 +95,11 @@ func TestLinkingByMeaningWithinADeadline(t *testing.T) {
 		deadline time.Duration
 		queries  int // at most
 	}{
-		{"ctx deadline", RetrieverConfig{}, 300 * time.Millisecond, 20},
-		{"SourceTimeout", RetrieverConfig{SourceTimeout: 300 * time.Millisecond}, 0, 1},
+		{"ctx deadline", RetrieverConfig{}, 900 * time.Millisecond, 20},
+		{"SourceTimeout", RetrieverConfig{SourceTimeout: 900 * time.Millisecond}, 0, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			emb := &sleepyEmbedder{wordEmbedder: wordEmbedder{dims: 256}, pause: 10 * time.Millisecond}
+			emb := &sleepyEmbedder{wordEmbedder: wordEmbedder{dims: 256}, pause: 30 * time.Millisecond}
 			r := NewMemoryRetriever(s, c.cfg, WithKnowledgeGraph(g), WithLinkEmbedder(emb, 0.7))
 			warning := regexp.MustCompile(`^graph "graph": linking by meaning: incomplete: (\d+) of 1501 entities embedded: context deadline exceeded$`)
 			kept, queries, linked := 0, 0, false
@@ -264,13 +265,13 @@ func keptVectorsOf(x *entityVectors) int {
 func TestLinkingByMeaningConcurrentQueries(t *testing.T) {
 	const n = 500 // 8 batches
 	g, s := roverMemory(t, n)
-	emb := &sleepyEmbedder{wordEmbedder: wordEmbedder{dims: 256}, pause: 5 * time.Millisecond}
+	emb := &sleepyEmbedder{wordEmbedder: wordEmbedder{dims: 256}, pause: 15 * time.Millisecond}
 	r := NewMemoryRetriever(s, RetrieverConfig{}, WithKnowledgeGraph(g), WithLinkEmbedder(emb, 0.7))
 	const queries = 4
 	errs := make(chan error, queries)
 	for range queries {
 		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 			defer cancel()
 			res, err := r.Retrieve(ctx, roverQuestion)
 			if err == nil && itemByID(res, ItemPage, "page") == nil {
