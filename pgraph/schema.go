@@ -11,7 +11,7 @@ import (
 
 // SchemaVersion is the version of the database schema this package reads
 // and writes; Migrate brings a database up to it.
-const SchemaVersion = 8
+const SchemaVersion = 9
 
 // migrationLock is the key of the transaction-level advisory lock that
 // serialises migrations: two processes migrating at once take turns, and
@@ -29,6 +29,7 @@ const (
 	pagesTable     = "kgmem_pages"
 	pageTermsTable = "kgmem_page_terms"
 	pageStatsTable = "kgmem_page_stats"
+	vectorsTable   = "kgmem_page_vectors"
 )
 
 // migrations[i] brings the schema from version i to version i+1. A
@@ -230,6 +231,26 @@ CREATE TABLE kgmem_page_stats (
 	pages         bigint NOT NULL DEFAULT 0,
 	title_terms   bigint NOT NULL DEFAULT 0,
 	content_terms bigint NOT NULL DEFAULT 0
+);
+`},
+	// Version 9: page vectors (a Store with WithEmbedder, see vector.go).
+	// kgmem_page_vectors holds each page's unit vector, float32 values
+	// little-endian in a bytea. kgmem_page_stats records the model of the
+	// namespace's vectors (its name and dimensions; NULL without vectors)
+	// and written, the ID of the last transaction that wrote a page of the
+	// namespace, by which a Store knows whether the vectors it keeps in
+	// memory for Search are current. Rows written before have written 0.
+	{sql: `
+ALTER TABLE kgmem_page_stats
+	ADD COLUMN model   text,
+	ADD COLUMN dims    integer,
+	ADD COLUMN written bigint NOT NULL DEFAULT 0;
+
+CREATE TABLE kgmem_page_vectors (
+	namespace text  NOT NULL,
+	page_id   text  NOT NULL,
+	vector    bytea NOT NULL,
+	PRIMARY KEY (namespace, page_id)
 );
 `},
 }
