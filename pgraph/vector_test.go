@@ -25,7 +25,9 @@ type testEmbedder struct {
 	fail  atomic.Bool
 }
 
-func newTestEmbedder(name string, dims int) *testEmbedder { return &testEmbedder{name: name, dims: dims} }
+func newTestEmbedder(name string, dims int) *testEmbedder {
+	return &testEmbedder{name: name, dims: dims}
+}
 
 func (e *testEmbedder) Model() kgmem.EmbeddingModel {
 	return kgmem.EmbeddingModel{Name: e.name, Dimensions: e.dims}
