@@ -11,7 +11,7 @@ import (
 
 // SchemaVersion is the version of the database schema this package reads
 // and writes; Migrate brings a database up to it.
-const SchemaVersion = 9
+const SchemaVersion = 10
 
 // migrationLock is the key of the transaction-level advisory lock that
 // serialises migrations: two processes migrating at once take turns, and
@@ -30,6 +30,7 @@ const (
 	pageTermsTable = "kgmem_page_terms"
 	pageStatsTable = "kgmem_page_stats"
 	vectorsTable   = "kgmem_page_vectors"
+	termDFsTable   = "kgmem_page_term_dfs"
 )
 
 // migrations[i] brings the schema from version i to version i+1. A
@@ -252,6 +253,25 @@ CREATE TABLE kgmem_page_vectors (
 	vector    bytea NOT NULL,
 	PRIMARY KEY (namespace, page_id)
 );
+`},
+	// Version 10: the term dictionary (see terms.go). kgmem_page_term_dfs
+	// holds, per namespace and term of kgmem_page_terms, the number of
+	// pages that have the term (df; 0 once the last is gone, until Clear)
+	// and written, the ID of the last transaction that changed the term's
+	// rows of kgmem_page_terms, by which a Store knows whether the rows it
+	// keeps in memory for the most frequent terms are current. Search reads
+	// a query's document frequencies from it instead of counting index
+	// rows. The backfill counts the rows written before (written 0).
+	{sql: `
+CREATE TABLE kgmem_page_term_dfs (
+	namespace text   NOT NULL,
+	term      text   NOT NULL,
+	df        bigint NOT NULL,
+	written   bigint NOT NULL DEFAULT 0,
+	PRIMARY KEY (namespace, term)
+);
+INSERT INTO kgmem_page_term_dfs (namespace, term, df)
+	SELECT namespace, term, count(*) FROM kgmem_page_terms GROUP BY namespace, term;
 `},
 }
 

@@ -75,6 +75,8 @@ type Store struct {
 	emb   kgmem.Embedder
 	model kgmem.EmbeddingModel
 	cache vectorCache
+
+	terms termCaches // the page numbers and frequent terms' rows of searches
 }
 
 var (
@@ -297,7 +299,7 @@ func (s *Store) putPages(ctx context.Context, tx pgx.Tx, rows []*pageRow) error 
 	for i, r := range rows {
 		ids[i] = r.page.ID
 	}
-	if _, err := tx.Exec(ctx, "DELETE FROM "+pageTermsTable+" WHERE namespace = $1 AND page_id = ANY($2::text[])", s.g.ns, ids); err != nil {
+	if err := s.deleteTerms(ctx, tx, ids); err != nil {
 		return err
 	}
 	if _, err := tx.Exec(ctx, "DELETE FROM "+vectorsTable+" WHERE namespace = $1 AND page_id = ANY($2::text[])", s.g.ns, ids); err != nil {
@@ -333,6 +335,9 @@ SELECT count(*), coalesce(sum(title_len), 0), coalesce(sum(content_len), 0) FROM
 	if len(termRows) > 0 {
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{pageTermsTable},
 			[]string{"namespace", "term", "page_id", "tf", "length"}, pgx.CopyFromRows(termRows)); err != nil {
+			return err
+		}
+		if err := s.addTerms(ctx, tx, rows); err != nil {
 			return err
 		}
 	}
@@ -458,7 +463,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 				return err
 			}
 			found = true
-			if _, err := tx.Exec(ctx, "DELETE FROM "+pageTermsTable+" WHERE namespace = $1 AND page_id = $2", s.g.ns, id); err != nil {
+			if err := s.deleteTerms(ctx, tx, []string{id}); err != nil {
 				return err
 			}
 			if _, err := tx.Exec(ctx, "DELETE FROM "+vectorsTable+" WHERE namespace = $1 AND page_id = $2", s.g.ns, id); err != nil {
@@ -500,6 +505,9 @@ func (s *Store) Clear(ctx context.Context) error {
 				return err
 			}
 			if _, err := tx.Exec(ctx, "DELETE FROM "+pageTermsTable+" WHERE namespace = $1", s.g.ns); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, "DELETE FROM "+termDFsTable+" WHERE namespace = $1", s.g.ns); err != nil {
 				return err
 			}
 			if _, err := tx.Exec(ctx, "DELETE FROM "+vectorsTable+" WHERE namespace = $1", s.g.ns); err != nil {
@@ -588,48 +596,55 @@ func (s *Store) Search(ctx context.Context, query string, limit int) ([]kgmem.Sc
 }
 
 // search ranks the pages for the distinct term keys, in query order, and
-// the query's unit vector qv (nil without an embedder).
+// the query's unit vector qv (nil without an embedder). It reads the
+// namespace's totals and the query's document frequencies in one round
+// trip, then the posting lists that the store does not keep (see
+// termCache), then the returned pages.
 func (s *Store) search(ctx context.Context, tx pgx.Tx, terms []string, qv []float32, limit int) ([]kgmem.ScoredPage, error) {
 	var n, titleTerms, contentTerms, written int64
 	var m nsModel
-	err := tx.QueryRow(ctx, "SELECT pages, title_terms, content_terms, written, model, dims FROM "+pageStatsTable+" WHERE namespace = $1", s.g.ns).
-		Scan(&n, &titleTerms, &contentTerms, &written, &m.name, &m.dims)
+	batch := &pgx.Batch{}
+	batch.Queue("SELECT pages, title_terms, content_terms, written, model, dims FROM "+pageStatsTable+" WHERE namespace = $1", s.g.ns)
+	batch.Queue("SELECT term, df, written FROM "+termDFsTable+" WHERE namespace = $1 AND term = ANY($2::text[])", s.g.ns, terms)
+	br := tx.SendBatch(ctx, batch)
+	err := br.QueryRow().Scan(&n, &titleTerms, &contentTerms, &written, &m.name, &m.dims)
 	if err == pgx.ErrNoRows || err == nil && n == 0 {
-		return nil, nil
+		return nil, br.Close()
 	}
 	if err != nil {
+		br.Close()
 		return nil, err
 	}
-	m.pages = n
-	if err := s.checkModel(m); err != nil {
-		return nil, err
-	}
-	type posting struct {
-		page       string
-		tf, length float64
-	}
-	lists := make([][]posting, len(terms))
+	stats := make([]termStat, len(terms))
 	index := make(map[string]int, len(terms))
 	for i, t := range terms {
 		index[t] = i
 	}
-	rows, err := tx.Query(ctx, "SELECT term, page_id, tf, length FROM "+pageTermsTable+
-		" WHERE namespace = $1 AND term = ANY($2::text[])", s.g.ns, terms)
+	rows, err := br.Query()
 	if err != nil {
+		br.Close()
 		return nil, err
 	}
 	for rows.Next() {
 		var t string
-		var p posting
-		if err := rows.Scan(&t, &p.page, &p.tf, &p.length); err != nil {
+		var st termStat
+		if err := rows.Scan(&t, &st.df, &st.written); err != nil {
 			rows.Close()
+			br.Close()
 			return nil, err
 		}
-		i := index[t]
-		lists[i] = append(lists[i], p)
+		stats[index[t]] = st
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
+		br.Close()
+		return nil, err
+	}
+	if err := br.Close(); err != nil {
+		return nil, err
+	}
+	m.pages = n
+	if err := s.checkModel(m); err != nil {
 		return nil, err
 	}
 
@@ -642,7 +657,7 @@ func (s *Store) search(ctx context.Context, tx pgx.Tx, terms []string, qv []floa
 	maxRaw := 0.0
 	matched := 0
 	for i := range terms {
-		df := float64(len(lists[i]))
+		df := float64(max(0, stats[i].df))
 		if df > 0 {
 			matched++
 		}
@@ -652,34 +667,37 @@ func (s *Store) search(ctx context.Context, tx pgx.Tx, terms []string, qv []floa
 	if matched == 0 && qv == nil {
 		return nil, nil
 	}
-	termScore := func(w float64, p posting) float64 {
+	termScore := func(w, tf, length float64) float64 {
 		norm := 1.0
 		if avgdl > 0 {
-			norm = 1 - b + b*p.length/avgdl
+			norm = 1 - b + b*length/avgdl
 		}
-		return w * (p.tf / (p.tf + k1*norm))
+		return w * (tf / (tf + k1*norm))
 	}
-	sums := map[string]float64{}
-	for i, list := range lists {
-		for _, p := range list {
-			if c := termScore(weights[i], p); c > 0 {
-				sums[p.page] += c
-			}
-		}
+	cache := s.terms.current(n)
+	lists, ids, err := s.postingLists(ctx, tx, cache, terms, stats)
+	if err != nil {
+		return nil, err
 	}
+	sums := sumLists(len(ids), lists, weights, termScore)
+	defer putSums(sums)
 	var hits []rankHit
 	if qv != nil {
+		bySum := make(map[string]float64, len(sums.touched))
+		for _, num := range sums.touched {
+			bySum[ids[num]] = sums.sum[num]
+		}
 		set, err := s.vectors(ctx, tx, written)
 		if err != nil {
 			return nil, err
 		}
-		if hits, err = s.fuse(ctx, set, qv, sums, maxRaw, limit); err != nil {
+		if hits, err = s.fuse(ctx, set, qv, bySum, maxRaw, limit); err != nil {
 			return nil, err
 		}
 	} else {
-		top := topHits{limit: limit}
-		for id, raw := range sums {
-			top.offer(rankHit{id: id, raw: raw})
+		top := topHits{limit: limit, h: make([]rankHit, 0, min(limit, len(sums.touched)))}
+		for _, num := range sums.touched {
+			top.offer(rankHit{id: ids[num], raw: sums.sum[num]})
 		}
 		hits = top.sorted()
 		for i := range hits {
