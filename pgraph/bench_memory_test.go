@@ -3,6 +3,7 @@ package pgraph
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -141,6 +142,19 @@ func BenchmarkStoreSearch(b *testing.B) {
 		mem := kgmem.NewInMemoryKnowledgeStore()
 		if err := mem.PutBatch(ctx, pages); err != nil {
 			b.Fatal(err)
+		}
+		// Both stores must agree before they are timed.
+		for _, q := range queries[:32] {
+			want, werr := mem.Search(ctx, q, 10)
+			got, gerr := s.Search(ctx, q, 10)
+			if werr != nil || gerr != nil || len(got) != len(want) {
+				b.Fatalf("Search(%q): %d pages, %v; want %d, %v", q, len(got), gerr, len(want), werr)
+			}
+			for i := range want {
+				if got[i].Page.ID != want[i].Page.ID || math.Abs(got[i].Score-want[i].Score) > 1e-12 {
+					b.Fatalf("Search(%q): result %d is %s at %v, want %s at %v", q, i, got[i].Page.ID, got[i].Score, want[i].Page.ID, want[i].Score)
+				}
+			}
 		}
 		for _, st := range []struct {
 			name string
