@@ -410,15 +410,23 @@ type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
+// pagesQuery reads the pages of the IDs $2 in namespace $1.
+const pagesQuery = "SELECT id, title, content, tags, metadata FROM " + pagesTable + " WHERE namespace = $1 AND id = ANY($2::text[])"
+
 // getPages reads the pages of ids in ns.
 func getPages(ctx context.Context, q querier, ns string, ids []string) (map[string]kgmem.KnowledgePage, error) {
-	rows, err := q.Query(ctx, "SELECT id, title, content, tags, metadata FROM "+pagesTable+
-		" WHERE namespace = $1 AND id = ANY($2::text[])", ns, ids)
+	rows, err := q.Query(ctx, pagesQuery, ns, ids)
 	if err != nil {
 		return nil, err
 	}
+	return scanPages(rows, len(ids))
+}
+
+// scanPages reads the pages rows of pagesQuery holds, about n, and closes
+// rows.
+func scanPages(rows pgx.Rows, n int) (map[string]kgmem.KnowledgePage, error) {
 	defer rows.Close()
-	out := make(map[string]kgmem.KnowledgePage, len(ids))
+	out := make(map[string]kgmem.KnowledgePage, n)
 	for rows.Next() {
 		var (
 			p    kgmem.KnowledgePage
@@ -547,10 +555,14 @@ type storeHit struct {
 // Score is the fused score, and a page may match through its vector alone.
 //
 // Search reads in one REPEATABLE READ transaction, so the totals, the
-// index rows and the pages it returns are of one instant. Cost: the index
-// rows of the query's terms (one B-tree range each), scored in Go, then
-// the returned pages; with an embedder, O(N·d) more for N pages of d
-// dimensions, and the namespace's vectors read again after any write.
+// index rows and the pages it returns are of one instant. Cost: three
+// round trips — the namespace's totals and the query's document
+// frequencies (kgmem_page_term_dfs, schema version 10), the index rows of
+// the query's terms (one B-tree range each) but those of frequent terms
+// the store keeps in memory unchanged (see termCache in terms.go), the
+// returned pages — and O(postings of the query's terms) in Go; with an
+// embedder, O(N·d) more for N pages of d dimensions, and the namespace's
+// vectors read again after any write.
 func (s *Store) Search(ctx context.Context, query string, limit int) ([]kgmem.ScoredPage, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -580,12 +592,17 @@ func (s *Store) Search(ctx context.Context, query string, limit int) ([]kgmem.Sc
 		}
 		qv = vs[0]
 	}
-	var out []kgmem.ScoredPage
-	err := pgx.BeginTxFunc(ctx, s.g.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		var err error
-		out, err = s.search(ctx, tx, terms, qv, limit)
-		return err
-	})
+	conn, err := s.g.pool.Acquire(ctx)
+	if err != nil {
+		return nil, fail("search "+quote.Value(query), false, err)
+	}
+	defer conn.Release()
+	out, err := s.search(ctx, conn, terms, qv, limit)
+	if pc := conn.Conn().PgConn(); !pc.IsClosed() && pc.TxStatus() != 'I' {
+		// The search ended early: end its transaction (a connection
+		// released inside one is closed by the pool).
+		_, _ = conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+	}
 	if err != nil {
 		if errors.Is(err, kgmem.ErrEmbeddingModel) {
 			return nil, errmsg.Wrap("pgraph: search "+quote.Value(query), err)
@@ -595,18 +612,32 @@ func (s *Store) Search(ctx context.Context, query string, limit int) ([]kgmem.Sc
 	return out, nil
 }
 
+// searchConn is what a search reads through: a connection of the pool.
+type searchConn interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
 // search ranks the pages for the distinct term keys, in query order, and
-// the query's unit vector qv (nil without an embedder). It reads the
-// namespace's totals and the query's document frequencies in one round
-// trip, then the posting lists that the store does not keep (see
-// termCache), then the returned pages.
-func (s *Store) search(ctx context.Context, tx pgx.Tx, terms []string, qv []float32, limit int) ([]kgmem.ScoredPage, error) {
+// the query's unit vector qv (nil without an embedder), in one REPEATABLE
+// READ transaction on conn, which it begins with its first round trip
+// (the namespace's totals and the query's document frequencies) and
+// commits with its last (the returned pages); in between it reads the
+// posting lists that the store does not keep (see termCache) and, with
+// an embedder, the vectors when they changed. A search that returns
+// early leaves the transaction open for the caller to end.
+func (s *Store) search(ctx context.Context, tx searchConn, terms []string, qv []float32, limit int) ([]kgmem.ScoredPage, error) {
 	var n, titleTerms, contentTerms, written int64
 	var m nsModel
 	batch := &pgx.Batch{}
+	batch.Queue("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
 	batch.Queue("SELECT pages, title_terms, content_terms, written, model, dims FROM "+pageStatsTable+" WHERE namespace = $1", s.g.ns)
 	batch.Queue("SELECT term, df, written FROM "+termDFsTable+" WHERE namespace = $1 AND term = ANY($2::text[])", s.g.ns, terms)
 	br := tx.SendBatch(ctx, batch)
+	if _, err := br.Exec(); err != nil {
+		br.Close()
+		return nil, err
+	}
 	err := br.QueryRow().Scan(&n, &titleTerms, &contentTerms, &written, &m.name, &m.dims)
 	if err == pgx.ErrNoRows || err == nil && n == 0 {
 		return nil, br.Close()
@@ -707,8 +738,9 @@ func (s *Store) search(ctx context.Context, tx pgx.Tx, terms []string, qv []floa
 	return s.scoredPages(ctx, tx, hits)
 }
 
-// scoredPages reads the pages of hits, whose raw fields are their scores.
-func (s *Store) scoredPages(ctx context.Context, tx pgx.Tx, hits []rankHit) ([]kgmem.ScoredPage, error) {
+// scoredPages reads the pages of hits, whose raw fields are their scores,
+// and commits the search's transaction, in one round trip.
+func (s *Store) scoredPages(ctx context.Context, tx searchConn, hits []rankHit) ([]kgmem.ScoredPage, error) {
 	if len(hits) == 0 {
 		return nil, nil
 	}
@@ -716,8 +748,25 @@ func (s *Store) scoredPages(ctx context.Context, tx pgx.Tx, hits []rankHit) ([]k
 	for i := range hits {
 		ids[i] = hits[i].id
 	}
-	pages, err := getPages(ctx, tx, s.g.ns, ids)
+	batch := &pgx.Batch{}
+	batch.Queue(pagesQuery, s.g.ns, ids)
+	batch.Queue("COMMIT")
+	br := tx.SendBatch(ctx, batch)
+	rows, err := br.Query()
 	if err != nil {
+		br.Close()
+		return nil, err
+	}
+	pages, err := scanPages(rows, len(ids))
+	if err != nil {
+		br.Close()
+		return nil, err
+	}
+	if _, err := br.Exec(); err != nil {
+		br.Close()
+		return nil, err
+	}
+	if err := br.Close(); err != nil {
 		return nil, err
 	}
 	out := make([]kgmem.ScoredPage, len(hits))

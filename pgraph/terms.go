@@ -132,7 +132,7 @@ type termStat struct {
 // i's entry, df 0 for a term no page has) as of tx's snapshot, numbered
 // by c, and ids, the page of each number: the kept lists of frequent
 // terms whose stamp is unchanged, and the others read in one query.
-func (s *Store) postingLists(ctx context.Context, tx pgx.Tx, c *termCache, terms []string, stats []termStat) ([]*plist, []string, error) {
+func (s *Store) postingLists(ctx context.Context, tx searchConn, c *termCache, terms []string, stats []termStat) ([]*plist, []string, error) {
 	lists := make([]*plist, len(terms))
 	var fetch []string
 	index := make(map[string]int, len(terms))

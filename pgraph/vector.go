@@ -257,7 +257,7 @@ type vectorCache struct {
 // the namespace's written column reads written: the cached set when it is
 // of that state, or a set read in tx (one query over
 // kgmem_page_vectors), which is then cached.
-func (s *Store) vectors(ctx context.Context, tx pgx.Tx, written int64) (*vectorSet, error) {
+func (s *Store) vectors(ctx context.Context, tx searchConn, written int64) (*vectorSet, error) {
 	s.cache.mu.Lock()
 	set := s.cache.set
 	s.cache.mu.Unlock()
