@@ -534,12 +534,6 @@ func (s *Store) Clear(ctx context.Context) error {
 	})
 }
 
-// storeHit is a ranked page and its raw BM25.
-type storeHit struct {
-	id  string
-	raw float64
-}
-
 // Search returns up to limit pages matching query, best first; limit ≤ 0
 // means 10. It ranks and scores exactly as
 // kgmem.InMemoryKnowledgeStore.Search does without options (see Store):
