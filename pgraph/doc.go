@@ -15,8 +15,10 @@
 // requires identical answers.
 //
 // [Store] keeps the knowledge pages of a namespace, a [kgmem.KnowledgeStore]
-// and [kgmem.PageGetter] that ranks exactly as kgmem's in-memory store, and
-// [Memory] ([OpenMemory]) is the whole memory of a namespace: its Graph,
+// and [kgmem.PageGetter] that ranks exactly as kgmem's in-memory store
+// (with [WithEmbedder], the pages' vectors too, fused with BM25 as in
+// process, by exact cosine computed in Go: no vector extension is used or
+// needed), and [Memory] ([OpenMemory]) is the whole memory of a namespace: its Graph,
 // its Store and a retriever over both, with an Ingest that writes a page
 // and what was extracted from it in one transaction.
 //

@@ -41,6 +41,7 @@ type config struct {
 	tags       kgmem.TagConstraints
 	pathBudget int
 	clock      func() time.Time
+	embedder   kgmem.Embedder // WithEmbedder: NewStore and OpenMemory only
 }
 
 type optionFunc func(*config)

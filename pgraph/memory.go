@@ -36,7 +36,13 @@ type Memory struct {
 // OpenMemory migrates the schema (see Graph.Migrate) and returns the
 // memory of the namespace opts name (DefaultNamespace without
 // WithNamespace). opts are New's; invalid ones return an error wrapping
-// kgmem.ErrInvalidArgument. The retriever is built once, with the default
+// kgmem.ErrInvalidArgument. With WithEmbedder the store keeps vectors
+// (see Vectors under Store; a namespace whose vectors are of another model
+// returns an error wrapping kgmem.ErrEmbeddingModel), Ingest embeds the
+// page before it takes any lock, and the retriever links by meaning with
+// the same embedder (kgmem.WithLinkEmbedder at
+// kgmem.DefaultLinkThreshold) when a question names no entity, as
+// kgmem.OpenMemory does. The retriever is built once, with the default
 // kgmem.RetrieverConfig, over the store and the graph, as
 // kgmem.Memory.Retriever is.
 func OpenMemory(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Memory, error) {
@@ -47,9 +53,17 @@ func OpenMemory(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Memor
 	if err := g.Migrate(ctx); err != nil {
 		return nil, err
 	}
-	m := &Memory{graph: g, store: &Store{g: g}}
+	s, err := newStore(ctx, g, opts)
+	if err != nil {
+		return nil, err
+	}
+	m := &Memory{graph: g, store: s}
 	m.view = &ingestView{Graph: g, m: m}
-	m.retriever = kgmem.NewMemoryRetriever(m.store, kgmem.RetrieverConfig{}, kgmem.WithKnowledgeGraph(g))
+	ropts := []kgmem.RetrieverOption{kgmem.WithKnowledgeGraph(g)}
+	if s.emb != nil {
+		ropts = append(ropts, kgmem.WithLinkEmbedder(s.emb, 0))
+	}
+	m.retriever = kgmem.NewMemoryRetriever(m.store, kgmem.RetrieverConfig{}, ropts...)
 	return m, nil
 }
 
@@ -88,6 +102,9 @@ func (m *Memory) Ingest(ctx context.Context, page kgmem.KnowledgePage, x kgmem.E
 	}
 	rows, err := preparePages([]kgmem.KnowledgePage{page})
 	if err != nil {
+		return kgmem.IngestReport{}, errmsg.Wrap("pgraph: ingest", err)
+	}
+	if err := m.store.embedRows(ctx, rows); err != nil {
 		return kgmem.IngestReport{}, errmsg.Wrap("pgraph: ingest", err)
 	}
 	m.ingestMu.Lock()

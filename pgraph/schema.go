@@ -11,7 +11,7 @@ import (
 
 // SchemaVersion is the version of the database schema this package reads
 // and writes; Migrate brings a database up to it.
-const SchemaVersion = 8
+const SchemaVersion = 10
 
 // migrationLock is the key of the transaction-level advisory lock that
 // serialises migrations: two processes migrating at once take turns, and
@@ -29,6 +29,8 @@ const (
 	pagesTable     = "kgmem_pages"
 	pageTermsTable = "kgmem_page_terms"
 	pageStatsTable = "kgmem_page_stats"
+	vectorsTable   = "kgmem_page_vectors"
+	termDFsTable   = "kgmem_page_term_dfs"
 )
 
 // migrations[i] brings the schema from version i to version i+1. A
@@ -231,6 +233,45 @@ CREATE TABLE kgmem_page_stats (
 	title_terms   bigint NOT NULL DEFAULT 0,
 	content_terms bigint NOT NULL DEFAULT 0
 );
+`},
+	// Version 9: page vectors (a Store with WithEmbedder, see vector.go).
+	// kgmem_page_vectors holds each page's unit vector, float32 values
+	// little-endian in a bytea. kgmem_page_stats records the model of the
+	// namespace's vectors (its name and dimensions; NULL without vectors)
+	// and written, the ID of the last transaction that wrote a page of the
+	// namespace, by which a Store knows whether the vectors it keeps in
+	// memory for Search are current. Rows written before have written 0.
+	{sql: `
+ALTER TABLE kgmem_page_stats
+	ADD COLUMN model   text,
+	ADD COLUMN dims    integer,
+	ADD COLUMN written bigint NOT NULL DEFAULT 0;
+
+CREATE TABLE kgmem_page_vectors (
+	namespace text  NOT NULL,
+	page_id   text  NOT NULL,
+	vector    bytea NOT NULL,
+	PRIMARY KEY (namespace, page_id)
+);
+`},
+	// Version 10: the term dictionary (see terms.go). kgmem_page_term_dfs
+	// holds, per namespace and term of kgmem_page_terms, the number of
+	// pages that have the term (df; 0 once the last is gone, until Clear)
+	// and written, the ID of the last transaction that changed the term's
+	// rows of kgmem_page_terms, by which a Store knows whether the rows it
+	// keeps in memory for the most frequent terms are current. Search reads
+	// a query's document frequencies from it instead of counting index
+	// rows. The backfill counts the rows written before (written 0).
+	{sql: `
+CREATE TABLE kgmem_page_term_dfs (
+	namespace text   NOT NULL,
+	term      text   NOT NULL,
+	df        bigint NOT NULL,
+	written   bigint NOT NULL DEFAULT 0,
+	PRIMARY KEY (namespace, term)
+);
+INSERT INTO kgmem_page_term_dfs (namespace, term, df)
+	SELECT namespace, term, count(*) FROM kgmem_page_terms GROUP BY namespace, term;
 `},
 }
 

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -15,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/kgmem/kgmem/internal/quote"
 )
 
@@ -34,7 +36,7 @@ const maxTermKeyBytes = 256
 
 // Store is a kgmem.KnowledgeStore and kgmem.PageGetter whose pages live in
 // PostgreSQL, in the namespace of a Graph (the tables are created by
-// Migrate, schema version 8). Many goroutines and processes may use stores
+// Migrate, schema versions 8 and 9). Many goroutines and processes may use stores
 // of one namespace at once: they share its pages.
 //
 // Search ranks exactly as kgmem.NewInMemoryKnowledgeStore() does without
@@ -46,11 +48,35 @@ const maxTermKeyBytes = 256
 // the query's terms and the namespace's totals in one snapshot and scores
 // them in Go.
 //
-// A store has no embedder: it is the BM25 content channel only.
+// # Vectors
+//
+// A store made with WithEmbedder embeds each page when it is stored (Put,
+// PutBatch, Memory.Ingest: before the transaction) and each query when it
+// is searched, keeps each page's unit vector in PostgreSQL
+// (kgmem_page_vectors, schema version 9), and ranks exactly as
+// kgmem.NewInMemoryKnowledgeStore(kgmem.WithEmbedder(e)) does with the
+// same embedder: BM25 fused with the exact cosine similarity of every
+// page's vector to the query's, through kgmem's agreement gate and dense
+// weight 0.3 (see Dense search under kgmem.InMemoryKnowledgeStore): the
+// same pages and queries give the same order and the same scores, within
+// float rounding. The cosine is computed in Go, over the namespace's
+// vectors, which the store reads in one query and keeps in memory (N × d
+// float32 values for N pages of d dimensions, as the in-process store
+// does) until a write to the namespace, by any process, makes Search read
+// them again. No PostgreSQL extension is needed; an approximate index
+// (such as pgvector) is not used.
 //
 // The zero value is not usable; call NewStore.
 type Store struct {
 	g *Graph // the namespace, pool and retry policy; never changes
+
+	// With WithEmbedder: the embedder and its model, set by NewStore and
+	// never changed, and the vectors of the last dense Search.
+	emb   kgmem.Embedder
+	model kgmem.EmbeddingModel
+	cache vectorCache
+
+	terms termCaches // the page numbers and frequent terms' rows of searches
 }
 
 var (
@@ -61,15 +87,39 @@ var (
 // NewStore returns the Store of pool's namespace named by WithNamespace
 // (DefaultNamespace without it), with the checks New makes: invalid
 // options return an error wrapping kgmem.ErrInvalidArgument, a schema
-// newer than this package an error. It does not create the schema (call
+// newer than this package an error. With WithEmbedder, a namespace whose
+// pages have vectors of another model, or no vectors, returns an error
+// wrapping kgmem.ErrEmbeddingModel, as does an embedder-less store over a
+// namespace whose pages have vectors. It does not create the schema (call
 // Graph.Migrate).
 func NewStore(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, error) {
 	g, err := New(ctx, pool, opts...)
 	if err != nil {
 		return nil, err
 	}
-	return &Store{g: g}, nil
+	return newStore(ctx, g, opts)
 }
+
+// newStore returns the store of g's namespace with the embedder of opts,
+// checked against the namespace's vectors.
+func newStore(ctx context.Context, g *Graph, opts []Option) (*Store, error) {
+	emb, model, err := storeEmbedder(opts)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{g: g, emb: emb, model: model}
+	m, err := s.readModel(ctx)
+	if err != nil {
+		return nil, fail("read the model of the pages of "+quote.Value(g.ns), false, err)
+	}
+	if err := s.checkModel(m); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Embedder returns the store's embedder, nil without WithEmbedder.
+func (s *Store) Embedder() kgmem.Embedder { return s.emb }
 
 // Namespace returns the namespace the store reads and writes.
 func (s *Store) Namespace() string { return s.g.ns }
@@ -149,7 +199,8 @@ type pageRow struct {
 	length              float64
 	terms               []string
 	tfs                 []float64
-	metadata            *string // JSON; nil without metadata
+	metadata            *string   // JSON; nil without metadata
+	vec                 []float32 // the unit vector, with an embedder
 }
 
 // newPageRow cuts p, a validated page, into terms as kgmem's store does.
@@ -218,12 +269,18 @@ func preparePages(pages []kgmem.KnowledgePage) ([]*pageRow, error) {
 }
 
 // lockStats takes the namespace's row of kgmem_page_stats for the rest of
-// tx, creating it: page writers of a namespace take turns on it.
-func (s *Store) lockStats(ctx context.Context, tx pgx.Tx) error {
-	_, err := tx.Exec(ctx, "INSERT INTO "+pageStatsTable+" AS s (namespace) VALUES ($1)"+
-		" ON CONFLICT (namespace) DO UPDATE SET pages = s.pages", s.g.ns)
-	return err
+// tx, creating it: page writers of a namespace take turns on it. It
+// returns what the row records of the namespace's model.
+func (s *Store) lockStats(ctx context.Context, tx pgx.Tx) (nsModel, error) {
+	var m nsModel
+	err := tx.QueryRow(ctx, "INSERT INTO "+pageStatsTable+" AS s (namespace) VALUES ($1)"+
+		" ON CONFLICT (namespace) DO UPDATE SET pages = s.pages RETURNING pages, model, dims", s.g.ns).Scan(&m.pages, &m.name, &m.dims)
+	return m, err
 }
+
+// writtenNow is the SQL of the value of kgmem_page_stats.written a write
+// records: the ID of its transaction.
+const writtenNow = "pg_current_xact_id()::text::bigint"
 
 // putPages writes rows in tx, replacing the pages with their IDs, and
 // keeps the namespace's totals.
@@ -231,14 +288,21 @@ func (s *Store) putPages(ctx context.Context, tx pgx.Tx, rows []*pageRow) error 
 	if len(rows) == 0 {
 		return nil
 	}
-	if err := s.lockStats(ctx, tx); err != nil {
+	m, err := s.lockStats(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if err := s.checkModel(m); err != nil {
 		return err
 	}
 	ids := make([]string, len(rows))
 	for i, r := range rows {
 		ids[i] = r.page.ID
 	}
-	if _, err := tx.Exec(ctx, "DELETE FROM "+pageTermsTable+" WHERE namespace = $1 AND page_id = ANY($2::text[])", s.g.ns, ids); err != nil {
+	if err := s.deleteTerms(ctx, tx, ids); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, "DELETE FROM "+vectorsTable+" WHERE namespace = $1 AND page_id = ANY($2::text[])", s.g.ns, ids); err != nil {
 		return err
 	}
 	var oldPages, oldTitle, oldContent int64
@@ -249,7 +313,7 @@ SELECT count(*), coalesce(sum(title_len), 0), coalesce(sum(content_len), 0) FROM
 		return err
 	}
 	pageRows := make([][]any, len(rows))
-	var termRows [][]any
+	var termRows, vecRows [][]any
 	var newTitle, newContent int64
 	for i, r := range rows {
 		p := r.page
@@ -258,6 +322,9 @@ SELECT count(*), coalesce(sum(title_len), 0), coalesce(sum(content_len), 0) FROM
 		newContent += int64(r.contentLn)
 		for j, t := range r.terms {
 			termRows = append(termRows, []any{s.g.ns, t, p.ID, r.tfs[j], r.length})
+		}
+		if s.emb != nil {
+			vecRows = append(vecRows, []any{s.g.ns, p.ID, encodeVector(r.vec)})
 		}
 	}
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{pagesTable},
@@ -270,10 +337,20 @@ SELECT count(*), coalesce(sum(title_len), 0), coalesce(sum(content_len), 0) FROM
 			[]string{"namespace", "term", "page_id", "tf", "length"}, pgx.CopyFromRows(termRows)); err != nil {
 			return err
 		}
+		if err := s.addTerms(ctx, tx, rows); err != nil {
+			return err
+		}
 	}
-	_, err := tx.Exec(ctx, "UPDATE "+pageStatsTable+" SET pages = pages + $2, title_terms = title_terms + $3,"+
-		" content_terms = content_terms + $4 WHERE namespace = $1",
-		s.g.ns, int64(len(rows))-oldPages, newTitle-oldTitle, newContent-oldContent)
+	if len(vecRows) > 0 {
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{vectorsTable},
+			[]string{"namespace", "page_id", "vector"}, pgx.CopyFromRows(vecRows)); err != nil {
+			return err
+		}
+	}
+	model, dims := s.modelColumns()
+	_, err = tx.Exec(ctx, "UPDATE "+pageStatsTable+" SET pages = pages + $2, title_terms = title_terms + $3,"+
+		" content_terms = content_terms + $4, model = $5, dims = $6, written = "+writtenNow+" WHERE namespace = $1",
+		s.g.ns, int64(len(rows))-oldPages, newTitle-oldTitle, newContent-oldContent, model, dims)
 	return err
 }
 
@@ -297,6 +374,9 @@ func (s *Store) PutBatch(ctx context.Context, pages []kgmem.KnowledgePage) error
 	}
 	rows, err := preparePages(pages)
 	if err != nil || len(rows) == 0 {
+		return err
+	}
+	if err := s.embedRows(ctx, rows); err != nil {
 		return err
 	}
 	return s.g.retry(ctx, func() error {
@@ -330,15 +410,23 @@ type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
+// pagesQuery reads the pages of the IDs $2 in namespace $1.
+const pagesQuery = "SELECT id, title, content, tags, metadata FROM " + pagesTable + " WHERE namespace = $1 AND id = ANY($2::text[])"
+
 // getPages reads the pages of ids in ns.
 func getPages(ctx context.Context, q querier, ns string, ids []string) (map[string]kgmem.KnowledgePage, error) {
-	rows, err := q.Query(ctx, "SELECT id, title, content, tags, metadata FROM "+pagesTable+
-		" WHERE namespace = $1 AND id = ANY($2::text[])", ns, ids)
+	rows, err := q.Query(ctx, pagesQuery, ns, ids)
 	if err != nil {
 		return nil, err
 	}
+	return scanPages(rows, len(ids))
+}
+
+// scanPages reads the pages rows of pagesQuery holds, about n, and closes
+// rows.
+func scanPages(rows pgx.Rows, n int) (map[string]kgmem.KnowledgePage, error) {
 	defer rows.Close()
-	out := make(map[string]kgmem.KnowledgePage, len(ids))
+	out := make(map[string]kgmem.KnowledgePage, n)
 	for rows.Next() {
 		var (
 			p    kgmem.KnowledgePage
@@ -370,7 +458,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	return s.g.retry(ctx, func() error {
 		var found bool
 		err := pgx.BeginFunc(ctx, s.g.pool, func(tx pgx.Tx) error {
-			if err := s.lockStats(ctx, tx); err != nil {
+			if _, err := s.lockStats(ctx, tx); err != nil {
 				return err
 			}
 			var title, content int64
@@ -383,11 +471,14 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 				return err
 			}
 			found = true
-			if _, err := tx.Exec(ctx, "DELETE FROM "+pageTermsTable+" WHERE namespace = $1 AND page_id = $2", s.g.ns, id); err != nil {
+			if err := s.deleteTerms(ctx, tx, []string{id}); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, "DELETE FROM "+vectorsTable+" WHERE namespace = $1 AND page_id = $2", s.g.ns, id); err != nil {
 				return err
 			}
 			_, err = tx.Exec(ctx, "UPDATE "+pageStatsTable+" SET pages = pages - 1, title_terms = title_terms - $2,"+
-				" content_terms = content_terms - $3 WHERE namespace = $1", s.g.ns, title, content)
+				" content_terms = content_terms - $3, written = "+writtenNow+" WHERE namespace = $1", s.g.ns, title, content)
 			return err
 		})
 		if err != nil && !retryable(err) {
@@ -418,10 +509,16 @@ func (s *Store) Clear(ctx context.Context) error {
 	}
 	return s.g.retry(ctx, func() error {
 		err := pgx.BeginFunc(ctx, s.g.pool, func(tx pgx.Tx) error {
-			if err := s.lockStats(ctx, tx); err != nil {
+			if _, err := s.lockStats(ctx, tx); err != nil {
 				return err
 			}
 			if _, err := tx.Exec(ctx, "DELETE FROM "+pageTermsTable+" WHERE namespace = $1", s.g.ns); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, "DELETE FROM "+termDFsTable+" WHERE namespace = $1", s.g.ns); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, "DELETE FROM "+vectorsTable+" WHERE namespace = $1", s.g.ns); err != nil {
 				return err
 			}
 			if _, err := tx.Exec(ctx, "DELETE FROM "+pagesTable+" WHERE namespace = $1", s.g.ns); err != nil {
@@ -437,12 +534,6 @@ func (s *Store) Clear(ctx context.Context) error {
 	})
 }
 
-// storeHit is a ranked page and its raw BM25.
-type storeHit struct {
-	id  string
-	raw float64
-}
-
 // Search returns up to limit pages matching query, best first; limit ≤ 0
 // means 10. It ranks and scores exactly as
 // kgmem.InMemoryKnowledgeStore.Search does without options (see Store):
@@ -452,10 +543,20 @@ type storeHit struct {
 // no error; one that is not valid UTF-8 an error wrapping
 // kgmem.ErrInvalidArgument.
 //
+// With an embedder (WithEmbedder) Search first embeds the query (a failure
+// returns an error wrapping kgmem.ErrEmbedding) and ranks as the
+// in-process store with the same embedder does (see Vectors under Store):
+// Score is the fused score, and a page may match through its vector alone.
+//
 // Search reads in one REPEATABLE READ transaction, so the totals, the
-// index rows and the pages it returns are of one instant. Cost: the index
-// rows of the query's terms (one B-tree range each), scored in Go, then
-// the returned pages.
+// index rows and the pages it returns are of one instant. Cost: three
+// round trips — the namespace's totals and the query's document
+// frequencies (kgmem_page_term_dfs, schema version 10), the index rows of
+// the query's terms (one B-tree range each) but those of frequent terms
+// the store keeps in memory unchanged (see termCache in terms.go), the
+// returned pages — and O(postings of the query's terms) in Go; with an
+// embedder, O(N·d) more for N pages of d dimensions, and the namespace's
+// vectors read again after any write.
 func (s *Store) Search(ctx context.Context, query string, limit int) ([]kgmem.ScoredPage, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -477,55 +578,98 @@ func (s *Store) Search(ctx context.Context, query string, limit int) ([]kgmem.Sc
 	if limit <= 0 {
 		limit = storeLimit
 	}
-	var out []kgmem.ScoredPage
-	err := pgx.BeginTxFunc(ctx, s.g.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		var err error
-		out, err = s.search(ctx, tx, terms, limit)
-		return err
-	})
+	var qv []float32
+	if s.emb != nil {
+		vs, err := s.embedTexts(ctx, []string{query}, func(int) string { return "query " + quote.Value(query) })
+		if err != nil {
+			return nil, err
+		}
+		qv = vs[0]
+	}
+	conn, err := s.g.pool.Acquire(ctx)
 	if err != nil {
+		return nil, fail("search "+quote.Value(query), false, err)
+	}
+	defer conn.Release()
+	out, err := s.search(ctx, conn, terms, qv, limit)
+	if pc := conn.Conn().PgConn(); !pc.IsClosed() && pc.TxStatus() != 'I' {
+		// The search ended early: end its transaction (a connection
+		// released inside one is closed by the pool).
+		_, _ = conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+	}
+	if err != nil {
+		if errors.Is(err, kgmem.ErrEmbeddingModel) {
+			return nil, errmsg.Wrap("pgraph: search "+quote.Value(query), err)
+		}
 		return nil, fail("search "+quote.Value(query), false, err)
 	}
 	return out, nil
 }
 
-// search ranks the pages for the distinct term keys, in query order.
-func (s *Store) search(ctx context.Context, tx pgx.Tx, terms []string, limit int) ([]kgmem.ScoredPage, error) {
-	var n, titleTerms, contentTerms int64
-	err := tx.QueryRow(ctx, "SELECT pages, title_terms, content_terms FROM "+pageStatsTable+" WHERE namespace = $1", s.g.ns).
-		Scan(&n, &titleTerms, &contentTerms)
-	if err == pgx.ErrNoRows || err == nil && n == 0 {
-		return nil, nil
-	}
-	if err != nil {
+// searchConn is what a search reads through: a connection of the pool.
+type searchConn interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+// search ranks the pages for the distinct term keys, in query order, and
+// the query's unit vector qv (nil without an embedder), in one REPEATABLE
+// READ transaction on conn, which it begins with its first round trip
+// (the namespace's totals and the query's document frequencies) and
+// commits with its last (the returned pages); in between it reads the
+// posting lists that the store does not keep (see termCache) and, with
+// an embedder, the vectors when they changed. A search that returns
+// early leaves the transaction open for the caller to end.
+func (s *Store) search(ctx context.Context, tx searchConn, terms []string, qv []float32, limit int) ([]kgmem.ScoredPage, error) {
+	var n, titleTerms, contentTerms, written int64
+	var m nsModel
+	batch := &pgx.Batch{}
+	batch.Queue("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+	batch.Queue("SELECT pages, title_terms, content_terms, written, model, dims FROM "+pageStatsTable+" WHERE namespace = $1", s.g.ns)
+	batch.Queue("SELECT term, df, written FROM "+termDFsTable+" WHERE namespace = $1 AND term = ANY($2::text[])", s.g.ns, terms)
+	br := tx.SendBatch(ctx, batch)
+	if _, err := br.Exec(); err != nil {
+		br.Close()
 		return nil, err
 	}
-	type posting struct {
-		page       string
-		tf, length float64
+	err := br.QueryRow().Scan(&n, &titleTerms, &contentTerms, &written, &m.name, &m.dims)
+	if err == pgx.ErrNoRows || err == nil && n == 0 {
+		return nil, br.Close()
 	}
-	lists := make([][]posting, len(terms))
+	if err != nil {
+		br.Close()
+		return nil, err
+	}
+	stats := make([]termStat, len(terms))
 	index := make(map[string]int, len(terms))
 	for i, t := range terms {
 		index[t] = i
 	}
-	rows, err := tx.Query(ctx, "SELECT term, page_id, tf, length FROM "+pageTermsTable+
-		" WHERE namespace = $1 AND term = ANY($2::text[])", s.g.ns, terms)
+	rows, err := br.Query()
 	if err != nil {
+		br.Close()
 		return nil, err
 	}
 	for rows.Next() {
 		var t string
-		var p posting
-		if err := rows.Scan(&t, &p.page, &p.tf, &p.length); err != nil {
+		var st termStat
+		if err := rows.Scan(&t, &st.df, &st.written); err != nil {
 			rows.Close()
+			br.Close()
 			return nil, err
 		}
-		i := index[t]
-		lists[i] = append(lists[i], p)
+		stats[index[t]] = st
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
+		br.Close()
+		return nil, err
+	}
+	if err := br.Close(); err != nil {
+		return nil, err
+	}
+	m.pages = n
+	if err := s.checkModel(m); err != nil {
 		return nil, err
 	}
 
@@ -538,56 +682,90 @@ func (s *Store) search(ctx context.Context, tx pgx.Tx, terms []string, limit int
 	maxRaw := 0.0
 	matched := 0
 	for i := range terms {
-		df := float64(len(lists[i]))
+		df := float64(max(0, stats[i].df))
 		if df > 0 {
 			matched++
 		}
 		weights[i] = math.Log1p((N-df+0.5)/(df+0.5)) * (k1 + 1)
 		maxRaw += weights[i]
 	}
-	if matched == 0 {
+	if matched == 0 && qv == nil {
 		return nil, nil
 	}
-	termScore := func(w float64, p posting) float64 {
+	termScore := func(w, tf, length float64) float64 {
 		norm := 1.0
 		if avgdl > 0 {
-			norm = 1 - b + b*p.length/avgdl
+			norm = 1 - b + b*length/avgdl
 		}
-		return w * (p.tf / (p.tf + k1*norm))
+		return w * (tf / (tf + k1*norm))
 	}
-	sums := map[string]float64{}
-	for i, list := range lists {
-		for _, p := range list {
-			if c := termScore(weights[i], p); c > 0 {
-				sums[p.page] += c
-			}
+	cache := s.terms.current(n)
+	lists, ids, err := s.postingLists(ctx, tx, cache, terms, stats)
+	if err != nil {
+		return nil, err
+	}
+	sums := sumLists(len(ids), lists, weights, termScore)
+	defer putSums(sums)
+	var hits []rankHit
+	if qv != nil {
+		bySum := make(map[string]float64, len(sums.touched))
+		for _, num := range sums.touched {
+			bySum[ids[num]] = sums.sum[num]
+		}
+		set, err := s.vectors(ctx, tx, written)
+		if err != nil {
+			return nil, err
+		}
+		if hits, err = s.fuse(ctx, set, qv, bySum, maxRaw, limit); err != nil {
+			return nil, err
+		}
+	} else {
+		top := topHits{limit: limit, h: make([]rankHit, 0, min(limit, len(sums.touched)))}
+		for _, num := range sums.touched {
+			top.offer(rankHit{id: ids[num], raw: sums.sum[num]})
+		}
+		hits = top.sorted()
+		for i := range hits {
+			hits[i].raw = min(1, max(0, hits[i].raw/maxRaw))
 		}
 	}
-	hits := make([]storeHit, 0, len(sums))
-	for id, raw := range sums {
-		hits = append(hits, storeHit{id: id, raw: raw})
+	return s.scoredPages(ctx, tx, hits)
+}
+
+// scoredPages reads the pages of hits, whose raw fields are their scores,
+// and commits the search's transaction, in one round trip.
+func (s *Store) scoredPages(ctx context.Context, tx searchConn, hits []rankHit) ([]kgmem.ScoredPage, error) {
+	if len(hits) == 0 {
+		return nil, nil
 	}
-	slices.SortFunc(hits, func(a, b storeHit) int {
-		if a.raw != b.raw {
-			if a.raw > b.raw {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.id, b.id)
-	})
-	hits = hits[:min(limit, len(hits))]
 	ids := make([]string, len(hits))
 	for i := range hits {
 		ids[i] = hits[i].id
 	}
-	pages, err := getPages(ctx, tx, s.g.ns, ids)
+	batch := &pgx.Batch{}
+	batch.Queue(pagesQuery, s.g.ns, ids)
+	batch.Queue("COMMIT")
+	br := tx.SendBatch(ctx, batch)
+	rows, err := br.Query()
 	if err != nil {
+		br.Close()
+		return nil, err
+	}
+	pages, err := scanPages(rows, len(ids))
+	if err != nil {
+		br.Close()
+		return nil, err
+	}
+	if _, err := br.Exec(); err != nil {
+		br.Close()
+		return nil, err
+	}
+	if err := br.Close(); err != nil {
 		return nil, err
 	}
 	out := make([]kgmem.ScoredPage, len(hits))
 	for i, h := range hits {
-		out[i] = kgmem.ScoredPage{Page: pages[h.id], Score: min(1, max(0, h.raw/maxRaw))}
+		out[i] = kgmem.ScoredPage{Page: pages[h.id], Score: h.raw}
 	}
 	return out, nil
 }
