@@ -197,6 +197,7 @@ func (f *journalFixture) open(t *testing.T, journal []byte, opts ...kgmem.Durabl
 // last record and opens it: the last write is gone, everything before it
 // is there, Recovery reports the cut bytes, and writing goes on.
 func TestTornTailAtEveryByte(t *testing.T) {
+	t.Parallel()
 	for _, k := range durableKinds() {
 		t.Run(k.title(), func(t *testing.T) {
 			f := newJournalFixture(t, k)
@@ -262,6 +263,7 @@ func TestTornTailAtEveryByte(t *testing.T) {
 // reported, or strict recovery refuses to open. In any earlier record it
 // is corruption: Open fails naming the record's offset and changes no file.
 func TestDamagedRecords(t *testing.T) {
+	t.Parallel()
 	for _, k := range durableKinds() {
 		t.Run(k.title(), func(t *testing.T) {
 			f := newJournalFixture(t, k)
