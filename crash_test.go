@@ -214,7 +214,8 @@ func TestCrash(t *testing.T) {
 	if os.Getenv(crashChildEnv) != "" {
 		t.Skip("this is the child")
 	}
-	kills := scaled(50, 12, 12)
+	t.Parallel()
+	kills := scaled(50, 12, 4)
 	if s := os.Getenv(crashKillsEnv); s != "" {
 		n, err := strconv.Atoi(s)
 		require.NoError(t, err, crashKillsEnv)
