@@ -11,6 +11,7 @@ import (
 // the entities GetRelated returns, with the same scores, and the one-sided
 // path enumeration returns exactly FindPaths' answer.
 func TestBenchmarkBaselinesAgree(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, shape := range []string{"powerlaw", "uniform"} {
 		f := fixture(t, benchGraphSpec{Shape: shape, Entities: 1_000, Relations: 5_000})

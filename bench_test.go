@@ -19,6 +19,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/kgmem/kgmem/internal/benchgraph"
 	"github.com/kgmem/kgmem/internal/qaset"
@@ -582,9 +583,14 @@ func BenchmarkFindPathsHub(b *testing.B) {
 }
 
 // BenchmarkMemory builds the largest benchmark graph and reports the heap
-// it holds: bytes per entity (measured after adding the entities) and bytes
-// per relation (measured after adding the relations on top). Time per op is
-// the build time and means little.
+// it holds: bytes per entity (measured after adding the entities), bytes
+// per relation (measured after adding the relations on top), and the whole
+// heap of the graph per relation, entities included (total-bytes/relation).
+// The relations' share is broken down by structure, from the capacities
+// the graph holds: the relation records (record-bytes/relation), both
+// adjacency lists (adj-bytes/relation), the hubs' key tables
+// (keys-bytes/relation), and the rest (other-bytes/relation). Time per op
+// is the build time and means little.
 func BenchmarkMemory(b *testing.B) {
 	sizes := benchSizes()
 	size := sizes[len(sizes)-1]
@@ -592,7 +598,8 @@ func BenchmarkMemory(b *testing.B) {
 	d := generateBench(spec)
 	ctx := context.Background()
 	b.Run(spec.String(), func(b *testing.B) {
-		var perEntity, perRelation float64
+		var perEntity, perRelation, total float64
+		var parts memoryParts
 		for b.Loop() {
 			before := heapInUse()
 			g := NewInMemoryGraph()
@@ -610,11 +617,39 @@ func BenchmarkMemory(b *testing.B) {
 			withRelations := heapInUse()
 			perEntity = float64(withEntities-before) / float64(len(d.entities))
 			perRelation = float64(withRelations-withEntities) / float64(len(d.relations))
+			total = float64(withRelations-before) / float64(len(d.relations))
+			parts = graphMemoryParts(g)
 			runtime.KeepAlive(g)
 		}
+		m := float64(len(d.relations))
 		b.ReportMetric(perEntity, "bytes/entity")
 		b.ReportMetric(perRelation, "bytes/relation")
+		b.ReportMetric(total, "total-bytes/relation")
+		b.ReportMetric(float64(parts.records)/m, "record-bytes/relation")
+		b.ReportMetric(float64(parts.adjacency)/m, "adj-bytes/relation")
+		b.ReportMetric(float64(parts.keys)/m, "keys-bytes/relation")
+		b.ReportMetric(perRelation-float64(parts.records+parts.adjacency+parts.keys)/m, "other-bytes/relation")
 	})
+}
+
+// memoryParts is the heap held by the relation structures of a graph, in
+// bytes, from their capacities.
+type memoryParts struct {
+	records, adjacency, keys int
+}
+
+func graphMemoryParts(g *InMemoryGraph) memoryParts {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	p := memoryParts{records: cap(g.rels) * int(unsafe.Sizeof(relRec{}))}
+	for i := range g.nodes {
+		n := &g.nodes[i]
+		p.adjacency += (cap(n.out) + cap(n.in)) * int(unsafe.Sizeof(adj{}))
+		if n.outKeys != nil {
+			p.keys += int(unsafe.Sizeof(*n.outKeys)) + 4*cap(n.outKeys.slots)
+		}
+	}
+	return p
 }
 
 // heapInUse returns the live heap after a full collection.

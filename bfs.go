@@ -578,7 +578,7 @@ func (s *memStep) compareRels(a, b int32) int {
 	if c := strings.Compare(nodes[ra.src].id, nodes[rb.src].id); c != 0 {
 		return c
 	}
-	if c := strings.Compare(nodes[ra.dst].id, nodes[rb.dst].id); c != 0 {
+	if c := strings.Compare(nodes[s.g.relEnd(a).to].id, nodes[s.g.relEnd(b).to].id); c != 0 {
 		return c
 	}
 	return strings.Compare(names[ra.typ], names[rb.typ])

@@ -375,6 +375,7 @@ func (n *listNeighborhood) Entities(_ context.Context, ids []string) ([]Entity, 
 // budget, or after the context is cancelled, are dropped without being
 // kept, and the search stops.
 func TestTraversePathsBounded(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	_, rs := giantHub(100, 10_000, 0.5)
 	n := newListNeighborhood(rs)
@@ -464,6 +465,7 @@ func star(n int) ([]Entity, []Relation) {
 // result returned the whole result and a nil error. It must return
 // ctx.Err(), and stop within a bounded amount of work.
 func TestGetRelatedCancelledAfterLastHop(t *testing.T) {
+	t.Parallel()
 	n := sized(100_000, 3*sortChunk) // more than two chunks for sortCtx to merge
 	es, rs := star(n)
 	g := buildGraph(t, es, rs)
@@ -560,6 +562,7 @@ func requireCancelledWithin(t *testing.T, call func(ctx context.Context) error) 
 // TestSortCtx: sortCtx sorts like slices.SortFunc at every length around
 // its chunk size, with duplicates, and stops when its context is cancelled.
 func TestSortCtx(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 5))
 	ctx := context.Background()
 	for _, n := range []int{0, 1, 100, sortChunk - 1, sortChunk, sortChunk + 1, 2 * sortChunk, 3*sortChunk + 17, 8*sortChunk - 1, 100_000} {
@@ -605,6 +608,7 @@ func TestSortCtx(t *testing.T) {
 // from {0.5, 1}, with parallel relations, so that long runs of tied partial
 // paths meet at the same entities and are ranked by IDs and relation keys.
 func TestFindPathsTiesMatchEnumeration(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(14, 1))
 	for round := range 150 {

@@ -63,6 +63,7 @@ func compactedFiles(t *testing.T, k durableKind) map[string][]byte {
 // Open fails with an error wrapping ErrCorrupt that names the snapshot,
 // and leaves every file of the directory as it was.
 func TestSnapshotBitFlips(t *testing.T) {
+	t.Parallel()
 	for _, k := range durableKinds() {
 		t.Run(k.title(), func(t *testing.T) {
 			files := compactedFiles(t, k)
@@ -114,6 +115,7 @@ func TestSnapshotBitFlips(t *testing.T) {
 // the flips LoadFile fails the same way, and the graph or store and the
 // file stay as they were.
 func TestStreamBitFlips(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, k := range durableKinds() {
 		if k.name == "memory" {

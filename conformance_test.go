@@ -10,6 +10,7 @@ import (
 // TestConformance runs the KnowledgeGraph conformance suite against the
 // in-memory reference graph.
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	kgmemtest.Run(t, func(t *testing.T) kgmem.KnowledgeGraph {
 		return kgmem.NewInMemoryGraph()
 	})

@@ -214,6 +214,7 @@ func TestCrash(t *testing.T) {
 	if os.Getenv(crashChildEnv) != "" {
 		t.Skip("this is the child")
 	}
+	t.Parallel()
 	kills := scaled(50, 12, 12)
 	if s := os.Getenv(crashKillsEnv); s != "" {
 		n, err := strconv.Atoi(s)

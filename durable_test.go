@@ -58,6 +58,7 @@ func requireSame(t testing.TB, want, got *kgmem.InMemoryGraph) {
 // TestDurableConformance runs the KnowledgeGraph conformance suite against
 // a durable graph and the graph of a memory.
 func TestDurableConformance(t *testing.T) {
+	t.Parallel()
 	t.Run("DurableGraph", func(t *testing.T) {
 		kgmemtest.Run(t, func(t *testing.T) kgmem.KnowledgeGraph {
 			return openGraph(t, t.TempDir(), kgmem.WithSync(kgmem.SyncNone))

@@ -146,6 +146,7 @@ var evalKindFloors = map[string]float64{
 // beats both single channels, and that no figure drops below a floor set a
 // little under the values measured when it was written.
 func TestRetrievalEvaluation(t *testing.T) {
+	t.Parallel()
 	set := newEvalSet()
 	g, s := evalMemory(t, set)
 	ctx := context.Background()

@@ -111,16 +111,18 @@ type InMemoryGraph struct {
 	//   - ids[id] == s exactly when nodes[s].live() and nodes[s].id == id;
 	//     freeNodes lists every slot s < len(nodes) with !nodes[s].live().
 	//   - rels is the record of relations; freeRels lists every slot r with
-	//     !rels[r].live, and relCount counts the others. No two live
+	//     !rels[r].live(), and relCount counts the others. No two live
 	//     relations share a key.
-	//   - for each live relation r: nodes[rels[r].src].out[rels[r].outPos]
-	//     is {to: dst, rel: r, w: weight} and nodes[rels[r].dst].in[rels[r].inPos]
-	//     is {to: src, rel: r, w: weight}; out and in hold nothing else.
+	//   - for each live relation r with source src, target dst and weight
+	//     w: nodes[src].out[rels[r].outPos] is {to: dst, rel: r, w: w} and
+	//     nodes[dst].in[rels[r].inPos] is {to: src, rel: r, w: w}; out and
+	//     in hold nothing else. The record keeps src; dst and w are read
+	//     from the out entry (see relEnd).
 	//   - the key index: a node with more than hubDegree outgoing relations
 	//     may have outKeys, and one with more than 2×hubDegree has it;
-	//     outKeys[{dst, typ}] == r exactly when r is a live relation from
-	//     the node to dst of type typ. Keys of nodes without outKeys are
-	//     found by scanning out.
+	//     outKeys holds exactly the positions of the node's out list (see
+	//     keyTable). Keys of nodes without outKeys are found by
+	//     scanning out.
 	//   - timed counts the live relations whose more holds a valid time
 	//     (more.timed()); while it is 0, reads never look at validity.
 	//   - types.refs[t] is the number of live relations of type t, and a type
@@ -206,7 +208,7 @@ type node struct {
 	in   []adj       // relations whose target is this entity
 	// outKeys indexes out by key for entities with many outgoing
 	// relations; nil otherwise (see hubDegree).
-	outKeys map[outKey]int32
+	outKeys *keyTable
 }
 
 // live reports whether the slot holds an entity: entity IDs are never
@@ -232,15 +234,28 @@ type adj struct {
 	w   float64
 }
 
-// relRec is one relation slot.
+// relRec is one relation slot: 24 bytes. The target and the weight are
+// not repeated here: they are read from the source's out entry (relEnd),
+// which traversals read anyway.
 type relRec struct {
-	src, dst int32
-	typ      int32
-	outPos   int32 // index of this relation in nodes[src].out
-	inPos    int32 // index of this relation in nodes[dst].in
-	live     bool
-	w        float64
-	more     *relMore // nil when the relation has no properties or sources
+	src    int32    // the source's slot; freeRel when the slot is free
+	typ    int32    // the interned type
+	outPos int32    // index of this relation in nodes[src].out
+	inPos  int32    // index of this relation in nodes[dst].in
+	more   *relMore // nil when the relation has no properties or sources
+}
+
+// freeRel is the src of a free relation slot.
+const freeRel = -1
+
+// live reports whether the slot holds a relation.
+func (r *relRec) live() bool { return r.src != freeRel }
+
+// relEnd returns the out entry of live relation slot i: its target and
+// weight.
+func (g *InMemoryGraph) relEnd(i int32) *adj {
+	rec := &g.rels[i]
+	return &g.nodes[rec.src].out[rec.outPos]
 }
 
 type relMore struct {
@@ -508,7 +523,7 @@ func (g *InMemoryGraph) putRelationTyped(src, dst, t int32, w float64, more *rel
 		rec := &g.rels[i]
 		g.sources.replaceRelation(i, rec.more, more)
 		g.timed += b2i(more.timed()) - b2i(rec.more.timed())
-		rec.w, rec.more = w, more
+		rec.more = more
 		g.nodes[src].out[rec.outPos].w = w
 		g.nodes[dst].in[rec.inPos].w = w
 		return
@@ -687,24 +702,35 @@ func (g *InMemoryGraph) insertRel(k relKey, w float64, more *relMore) {
 	}
 	s, d := &g.nodes[k.src], &g.nodes[k.dst]
 	g.rels[i] = relRec{
-		src: k.src, dst: k.dst, typ: k.typ,
+		src: k.src, typ: k.typ,
 		outPos: int32(len(s.out)), inPos: int32(len(d.in)),
-		live: true, w: w, more: more,
+		more: more,
 	}
-	s.out = append(s.out, adj{to: k.dst, rel: i, w: w})
-	d.in = append(d.in, adj{to: k.src, rel: i, w: w})
+	s.out = appendSlowly(s.out, adj{to: k.dst, rel: i, w: w})
+	d.in = appendSlowly(d.in, adj{to: k.src, rel: i, w: w})
 	g.sources.relation(i, more, true)
 	g.relCount++
 	g.timed += b2i(more.timed())
 	switch {
 	case s.outKeys != nil:
-		s.outKeys[outKey{k.dst, k.typ}] = i
+		s.outKeys.insert(g, s.out)
 	case len(s.out) > 2*hubDegree:
-		s.outKeys = make(map[outKey]int32, 2*len(s.out))
-		for _, a := range s.out {
-			s.outKeys[outKey{a.to, g.rels[a.rel].typ}] = a.rel
-		}
+		s.outKeys = newKeyTable(g, s.out)
 	}
+}
+
+// appendSlowly is append growing a full slice by an eighth (rounded up to
+// the allocator's next size class) instead of append's doubling, which
+// would leave a quarter of every adjacency list unused on average. The
+// copies stay amortised O(1) per element.
+func appendSlowly[E any](list []E, e E) []E {
+	if n := len(list); n == cap(list) {
+		// append of a make is compiled to one allocation of the rounded-up size.
+		grown := append([]E(nil), make([]E, n+n/8+1)...)
+		copy(grown, list)
+		list = grown[:n]
+	}
+	return append(list, e)
 }
 
 // hubDegree is the number of outgoing relations up to which a key is found
@@ -714,15 +740,11 @@ func (g *InMemoryGraph) insertRel(k relKey, w float64, more *relMore) {
 // that hovers near the threshold does not rebuild it again and again.
 const hubDegree = 16
 
-// outKey identifies a relation among its source's outgoing relations.
-type outKey struct{ dst, typ int32 }
-
 // findRel returns the slot of the live relation with key k.
 func (g *InMemoryGraph) findRel(k relKey) (int32, bool) {
 	n := &g.nodes[k.src]
 	if n.outKeys != nil {
-		i, ok := n.outKeys[outKey{k.dst, k.typ}]
-		return i, ok
+		return n.outKeys.find(g, n.out, k.dst, k.typ)
 	}
 	for _, a := range n.out {
 		if a.to == k.dst && g.rels[a.rel].typ == k.typ {
@@ -737,30 +759,35 @@ func (g *InMemoryGraph) findRel(k relKey) (int32, bool) {
 func (g *InMemoryGraph) removeRel(i int32) {
 	rec := g.rels[i]
 	s := &g.nodes[rec.src]
+	dst := s.out[rec.outPos].to
+	if s.outKeys != nil {
+		// Before the out list changes: the table reads targets through it.
+		s.outKeys.remove(g, s.out, rec.outPos)
+	}
 	if last := int32(len(s.out) - 1); rec.outPos != last {
 		moved := s.out[last]
 		s.out[rec.outPos] = moved
 		g.rels[moved.rel].outPos = rec.outPos
+		if s.outKeys != nil {
+			s.outKeys.move(outKey{moved.to, g.rels[moved.rel].typ}, last, rec.outPos)
+		}
 	}
 	s.out = s.out[:len(s.out)-1]
-	d := &g.nodes[rec.dst]
+	d := &g.nodes[dst]
 	if last := int32(len(d.in) - 1); rec.inPos != last {
 		moved := d.in[last]
 		d.in[rec.inPos] = moved
 		g.rels[moved.rel].inPos = rec.inPos
 	}
 	d.in = d.in[:len(d.in)-1]
-	if s.outKeys != nil {
-		delete(s.outKeys, outKey{rec.dst, rec.typ})
-		if len(s.out) < hubDegree {
-			s.outKeys = nil
-		}
+	if s.outKeys != nil && len(s.out) < hubDegree {
+		s.outKeys = nil
 	}
 	g.relCount--
 	g.sources.relation(i, rec.more, false)
 	g.timed -= b2i(rec.more.timed())
 	g.types.release(rec.typ, 1)
-	g.rels[i] = relRec{}
+	g.rels[i] = relRec{src: freeRel}
 	g.freeRels = append(g.freeRels, i)
 }
 
@@ -784,12 +811,12 @@ func (g *InMemoryGraph) lookupRel(sourceID, targetID, relationType string) (int3
 
 // relation returns a copy of relation slot i that shares nothing mutable with it.
 func (g *InMemoryGraph) relation(i int32) Relation {
-	rec := &g.rels[i]
+	rec, end := &g.rels[i], g.relEnd(i)
 	r := Relation{
 		SourceID: g.nodes[rec.src].id,
-		TargetID: g.nodes[rec.dst].id,
+		TargetID: g.nodes[end.to].id,
 		Type:     g.types.names[rec.typ],
-		Weight:   rec.w,
+		Weight:   end.w,
 	}
 	if m := rec.more; m != nil {
 		r.Properties = cloneMap(m.properties)
@@ -851,7 +878,7 @@ func (g *InMemoryGraph) Relations(ctx context.Context) ([]Relation, error) {
 	}
 	out := make([]Relation, 0, g.relCount)
 	for i := range g.rels {
-		if g.rels[i].live {
+		if g.rels[i].live() {
 			out = append(out, g.relation(int32(i)))
 		}
 	}

@@ -52,21 +52,28 @@ func (g *InMemoryGraph) checkInvariants() error {
 	timed := 0
 	for i := range g.rels {
 		r := &g.rels[i]
-		if r.live == freeRel[int32(i)] {
-			return fmt.Errorf("relation slot %d: live=%v but on free list=%v", i, r.live, freeRel[int32(i)])
+		if r.live() == freeRel[int32(i)] {
+			return fmt.Errorf("relation slot %d: live=%v but on free list=%v", i, r.live(), freeRel[int32(i)])
 		}
-		if !r.live {
+		if !r.live() {
+			if *r != (relRec{src: -1}) {
+				return fmt.Errorf("free relation slot %d holds %+v", i, *r)
+			}
 			continue
 		}
+		if int(r.src) >= len(g.nodes) || int(r.outPos) >= len(g.nodes[r.src].out) {
+			return fmt.Errorf("relation slot %d: source %d or out position %d out of range", i, r.src, r.outPos)
+		}
+		end := g.nodes[r.src].out[r.outPos]
 		liveRels++
 		if r.more.timed() {
 			timed++
 		}
 		typeRefs[r.typ]++
-		if !g.nodes[r.src].live() || !g.nodes[r.dst].live() {
+		if !g.nodes[r.src].live() || !g.nodes[end.to].live() {
 			return fmt.Errorf("relation slot %d joins a free node slot", i)
 		}
-		k := relKey{r.src, r.dst, r.typ}
+		k := relKey{r.src, end.to, r.typ}
 		if other, dup := keys[k]; dup {
 			return fmt.Errorf("relation slots %d and %d share a key", other, i)
 		}
@@ -74,12 +81,11 @@ func (g *InMemoryGraph) checkInvariants() error {
 		if got, ok := g.findRel(k); !ok || got != int32(i) {
 			return fmt.Errorf("findRel for relation slot %d = %d, %v", i, got, ok)
 		}
-		out := g.nodes[r.src].out
-		if int(r.outPos) >= len(out) || out[r.outPos] != (adj{to: r.dst, rel: int32(i), w: r.w}) {
+		if end.rel != int32(i) {
 			return fmt.Errorf("relation slot %d: out[%d] of its source does not point back", i, r.outPos)
 		}
-		in := g.nodes[r.dst].in
-		if int(r.inPos) >= len(in) || in[r.inPos] != (adj{to: r.src, rel: int32(i), w: r.w}) {
+		in := g.nodes[end.to].in
+		if int(r.inPos) >= len(in) || in[r.inPos] != (adj{to: r.src, rel: int32(i), w: end.w}) {
 			return fmt.Errorf("relation slot %d: in[%d] of its target does not point back", i, r.inPos)
 		}
 	}
@@ -96,12 +102,19 @@ func (g *InMemoryGraph) checkInvariants() error {
 			return fmt.Errorf("node slot %d has %d outgoing relations and no key index", s, len(n.out))
 		case n.outKeys != nil && len(n.out) < hubDegree:
 			return fmt.Errorf("node slot %d keeps a key index for %d outgoing relations", s, len(n.out))
-		case n.outKeys != nil && len(n.outKeys) != len(n.out):
-			return fmt.Errorf("node slot %d: key index holds %d keys for %d relations", s, len(n.outKeys), len(n.out))
+		case n.outKeys != nil && n.outKeys.len() != len(n.out):
+			return fmt.Errorf("node slot %d: key index holds %d keys for %d relations", s, n.outKeys.len(), len(n.out))
+		case n.outKeys != nil && n.outKeys.len()*maxKeyLoadDen > len(n.outKeys.slots)*maxKeyLoadNum:
+			return fmt.Errorf("node slot %d: key index holds %d keys in %d positions", s, n.outKeys.len(), len(n.outKeys.slots))
 		}
-		for k, r := range n.outKeys {
-			if rec := &g.rels[r]; !rec.live || rec.src != int32(s) || rec.dst != k.dst || rec.typ != k.typ {
-				return fmt.Errorf("node slot %d: key index entry %v points at relation slot %d", s, k, r)
+		if n.outKeys != nil {
+			for p, a := range n.out {
+				if n.outKeys.slot(outKey{a.to, g.rels[a.rel].typ}, int32(p)) < 0 {
+					return fmt.Errorf("node slot %d: key index does not hold out position %d", s, p)
+				}
+				if got, ok := n.outKeys.find(g, n.out, a.to, g.rels[a.rel].typ); !ok || got != a.rel {
+					return fmt.Errorf("node slot %d: key index finds %d, %v for relation slot %d", s, got, ok, a.rel)
+				}
 			}
 		}
 	}
@@ -172,7 +185,7 @@ func (g *InMemoryGraph) checkInvariants() error {
 		}
 	}
 	for i := range g.rels {
-		if g.rels[i].live {
+		if g.rels[i].live() {
 			sources.relation(int32(i), g.rels[i].more, true)
 		}
 	}

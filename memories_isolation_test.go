@@ -302,6 +302,7 @@ func copyTree(t testing.TB, src, dst string) {
 // scope is ever visible through another, and each scope holds exactly what
 // was written through it since its last Remove.
 func TestMemoriesIsolation(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	names := []string{"alice", "Alice", "é", "e\u0301", "..", "/", "a/../alice", "\x00"}
 	root := t.TempDir()

@@ -457,6 +457,7 @@ func raceEnabled() bool {
 }
 
 func TestSnapshotLineTooLong(t *testing.T) {
+	t.Parallel()
 	g := randomGraph(t, 1, 5, 5)
 	before := snapshotBytes(t, g)
 	input := io.MultiReader(strings.NewReader(`{"format":"kgmem-graph","version":1,"entities":1,"relations":0}`+"\n"+`{"id":"a","name":"`),

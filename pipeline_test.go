@@ -33,7 +33,7 @@ func checkSourceIndex(t *testing.T, g *InMemoryGraph) {
 		}
 	}
 	for i := range g.rels {
-		if r := &g.rels[i]; r.live && r.more != nil {
+		if r := &g.rels[i]; r.live() && r.more != nil {
 			for _, p := range r.more.sourceIDs {
 				if !slices.Contains(rels[p], int32(i)) {
 					rels[p] = append(rels[p], int32(i))

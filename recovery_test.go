@@ -194,21 +194,29 @@ func (f *journalFixture) open(t *testing.T, journal []byte, opts ...kgmem.Durabl
 }
 
 // TestTornTailAtEveryByte cuts each kind's journal at every byte of its
-// last record and opens it: the last write is gone, everything before it
-// is there, Recovery reports the cut bytes, and writing goes on.
+// last record's frame header, then through its payload, and opens it: the
+// last write is gone, everything before it is there, Recovery reports the
+// cut bytes, and writing goes on. Under KGMEM_LONG the payload is cut at
+// every byte too; by default at every 3rd (7th under -short) and one byte
+// short of the end.
 func TestTornTailAtEveryByte(t *testing.T) {
+	t.Parallel()
 	for _, k := range durableKinds() {
 		t.Run(k.title(), func(t *testing.T) {
 			f := newJournalFixture(t, k)
 			last := f.offs[len(f.offs)-1]
 			// The kinds with vectors, whose last record is long (most
-			// of it base64), are cut at every byte of its frame header
-			// and then at every 11th.
+			// of it base64), have their payload cut at every 11th byte
+			// even under KGMEM_LONG.
+			step := kgmem.Scaled(1, 3, 7)
+			if k.variant != "" {
+				step = kgmem.Scaled(11, 23, 41)
+			}
 			next := func(cut int) int {
-				if k.variant != "" && cut >= last+8 {
-					return cut + 11
+				if cut < last+8 {
+					return cut + 1
 				}
-				return cut + 1
+				return min(cut+step, max(cut+1, len(f.journal)-1))
 			}
 			for cut := last; cut < len(f.journal); cut = next(cut) {
 				for _, strict := range []bool{false, true} {
@@ -262,6 +270,7 @@ func TestTornTailAtEveryByte(t *testing.T) {
 // reported, or strict recovery refuses to open. In any earlier record it
 // is corruption: Open fails naming the record's offset and changes no file.
 func TestDamagedRecords(t *testing.T) {
+	t.Parallel()
 	for _, k := range durableKinds() {
 		t.Run(k.title(), func(t *testing.T) {
 			f := newJournalFixture(t, k)

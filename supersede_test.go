@@ -445,6 +445,7 @@ func checkOneValueAtATime(t *testing.T, g KnowledgeGraph, msg string) {
 // methods (declared by the option) and with Memory.Ingest (reopened
 // too).
 func TestSupersessionAnyArrivalOrder(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	now := day(2026, 1, 10)
 	extraction := func(i int) Extraction { return aliceIn(livesIn(moves[i], fmt.Sprint(2010+i), "")) }

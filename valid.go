@@ -244,7 +244,7 @@ func (g *InMemoryGraph) RelationsAsOf(ctx context.Context, a AsOf) ([]Relation, 
 	in := a.resolve(g.clock)
 	out := make([]Relation, 0, g.relCount)
 	for i := range g.rels {
-		if rec := &g.rels[i]; rec.live && (g.timed == 0 || rec.admits(in)) {
+		if rec := &g.rels[i]; rec.live() && (g.timed == 0 || rec.admits(in)) {
 			out = append(out, g.relation(int32(i)))
 		}
 	}
