@@ -101,9 +101,10 @@ type InMemoryGraph struct {
 	clock        func() time.Time         // immutable after NewInMemoryGraph; never nil
 	singleValued atomic.Pointer[[]string] // sorted, distinct; set by NewInMemoryGraph and a memory's schema
 
-	scratch     sync.Pool    // *traversal scratch space, reused across calls; holds no graph state
-	pathScratch sync.Pool    // *pathSearch scratch space, likewise
-	walkers     chan *walker // idle scratch space of the graph channel; see getWalker
+	scratch     sync.Pool     // *traversal scratch space, reused across calls; holds no graph state
+	pathScratch sync.Pool     // *pathSearch scratch space, likewise
+	walkers     chan *walker  // idle scratch space of the graph channel; see getWalker
+	typeWords   typeWordCache // relation types' words, for page spreading; see spread.go
 
 	// mu guards every field below.
 	//
