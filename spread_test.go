@@ -254,3 +254,51 @@ func TestPageSpreadingFollowsTheAskedRelation(t *testing.T) {
 		require.True(t, a >= 0 && b >= 0 && a < b, "%q: %s's page at %d, %s's at %d: %v", tc.q, tc.first, a, tc.second, b, itemIDs(res.Items))
 	}
 }
+
+// TestPageSpreadingConcurrent: concurrent questions over one graph, some
+// writing new relation types meanwhile, give each the answer it gives
+// alone (run under -race).
+func TestPageSpreadingConcurrent(t *testing.T) {
+	ctx := context.Background()
+	freeText := func(i int) string { return fmt.Sprintf("was credited in role %d as", i) }
+	s, g := spreadFixture(t, freeText)
+	r := kgmem.NewMemoryRetriever(s, kgmem.RetrieverConfig{Spread: kgmem.SpreadOn, MaxResults: 20}, kgmem.WithKnowledgeGraph(g))
+	qs := []string{"Who is the spouse of the director of Big Eye?", "Where did Jon Vale marry?", "Film 03 director"}
+	want := make([][]string, len(qs))
+	for i, q := range qs {
+		res, err := r.Retrieve(ctx, q)
+		require.NoError(t, err)
+		want[i] = itemIDs(res.Items)
+	}
+	errs := make(chan error, 8)
+	for w := range 8 {
+		go func() {
+			for i := range 20 {
+				q := (w + i) % len(qs)
+				if w == 0 {
+					// A writer: relations of new types between new entities,
+					// which no question reaches.
+					a, b := fmt.Sprintf("x%d", i), fmt.Sprintf("y%d", i)
+					if err := g.AddBatch(ctx, []kgmem.Entity{{ID: a, Name: a}, {ID: b, Name: b}},
+						[]kgmem.Relation{{SourceID: a, TargetID: b, Type: fmt.Sprintf("new type %d", i)}}); err != nil {
+						errs <- err
+						return
+					}
+					continue
+				}
+				res, err := r.Retrieve(ctx, qs[q])
+				if err == nil && !slices.Equal(itemIDs(res.Items), want[q]) {
+					err = fmt.Errorf("%q: %v, alone %v", qs[q], itemIDs(res.Items), want[q])
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 8 {
+		require.NoError(t, <-errs)
+	}
+}
