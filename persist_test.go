@@ -514,7 +514,7 @@ func TestReadFromTagLimit(t *testing.T) {
 // placed in one list (and, if it holds graph state, moved by adopt).
 func TestAdoptMovesEveryField(t *testing.T) {
 	moved := []string{"ids", "nodes", "freeNodes", "rels", "freeRels", "relCount", "timed", "types", "tagIndex", "names", "sources"}
-	kept := []string{"tags", "pathBudget", "clock", "singleValued", "scratch", "pathScratch", "walkers", "mu", "journal", "closed", "bad", "changes"}
+	kept := []string{"tags", "pathBudget", "clock", "singleValued", "scratch", "pathScratch", "walkers", "typeWords", "mu", "journal", "closed", "bad", "changes"}
 	var fields []string
 	typ := reflect.TypeFor[InMemoryGraph]()
 	for i := range typ.NumField() {
