@@ -480,6 +480,13 @@ func (r *MemoryRetriever) Retrieve(ctx context.Context, query string, opts ...Re
 	}
 
 	runs := r.plan(strategy)
+	// Page spreading reads only the graph and the question, and so runs
+	// beside the channels (one goroutine more than MaxConcurrency).
+	var early *earlySpread
+	if strategy == Hybrid && cfg.Spread != SpreadOff {
+		early = r.startSpread(ctx, cfg, query, runs)
+		defer early.wait() // Retrieve leaves no goroutine behind
+	}
 	var g errgroup.Group
 	g.SetLimit(cfg.MaxConcurrency)
 	for i := range runs {
@@ -553,7 +560,7 @@ func (r *MemoryRetriever) Retrieve(ctx context.Context, query string, opts ...Re
 	}
 	spreading := false
 	if strategy == Hybrid && cfg.Spread != SpreadOff {
-		n, err := r.spreadGraphs(ctx, cfg, query, runs, c)
+		n, err := r.spreadGraphs(ctx, cfg, query, runs, c, early)
 		spreading = n > 0
 		if err != nil {
 			if ctxErr := ctx.Err(); ctxErr != nil {

@@ -364,7 +364,7 @@ func (g *InMemoryGraph) spread(ctx context.Context, query string, content func()
 // their spread score, adding the pages the text search missed (fetched
 // from the stores, at most cfg.Candidates of them, each with the path of
 // the entity that gave it most). It returns how many pages it scored.
-func (r *MemoryRetriever) spreadGraphs(ctx context.Context, cfg RetrieverConfig, query string, runs []sourceRun, c *candidates) (int, error) {
+func (r *MemoryRetriever) spreadGraphs(ctx context.Context, cfg RetrieverConfig, query string, runs []sourceRun, c *candidates, early *earlySpread) (int, error) {
 	// The best text hits seed only where the question names no entity:
 	// found once, when a graph first asks.
 	var top []ScoredPage
@@ -382,23 +382,14 @@ func (r *MemoryRetriever) spreadGraphs(ctx context.Context, cfg RetrieverConfig,
 		if run.content || run.err != nil {
 			continue
 		}
-		qa, ok := r.graphs[run.index].g.(questionAnswerer)
-		if !ok {
-			continue
-		}
-		// Spread as of the time the question's words say, from the query
-		// with those words blanked out, as the walk does.
-		qt, err := r.readTime(ctx, r.graphs[run.index].g, query)
-		if err != nil {
-			return spread, err
-		}
-		asOf := r.asOf()
-		if qt.set {
-			asOf = qt.asOf
-		}
-		pages, err := qa.spread(ctx, qt.query, content, cfg.Spread, asOf, cfg.Candidates)
-		if err != nil {
-			return spread, err
+		var pages []pageMass
+		if got, ok := early.get(i); ok {
+			pages = got
+		} else {
+			var err error
+			if pages, err = r.spreadRun(ctx, cfg, query, run, content); err != nil {
+				return spread, err
+			}
 		}
 		pages = pages[:min(len(pages), cfg.Candidates)]
 		ids := make([]string, len(pages))
@@ -426,6 +417,73 @@ func (r *MemoryRetriever) spreadGraphs(ctx context.Context, cfg RetrieverConfig,
 		}
 	}
 	return spread, f.err("page spreading")
+}
+
+// spreadRun runs page spreading over the graph of run as of the time the
+// question's words say, from the query with those words blanked out, as
+// the walk does; content gives the best text hits, asked for only when the
+// question names no entity. A graph that is not a questionAnswerer gives
+// nothing.
+func (r *MemoryRetriever) spreadRun(ctx context.Context, cfg RetrieverConfig, query string, run *sourceRun, content func() []ScoredPage) ([]pageMass, error) {
+	qa, ok := r.graphs[run.index].g.(questionAnswerer)
+	if !ok {
+		return nil, nil
+	}
+	qt, err := r.readTime(ctx, r.graphs[run.index].g, query)
+	if err != nil {
+		return nil, err
+	}
+	asOf := r.asOf()
+	if qt.set {
+		asOf = qt.asOf
+	}
+	return qa.spread(ctx, qt.query, content, cfg.Spread, asOf, cfg.Candidates)
+}
+
+// earlySpread is page spreading run beside the channels, while they
+// search: for each graph run, the pages it reached, when the question
+// names an entity of the graph (page spreading then needs no text hit).
+// Where it needed the text hits, or failed, spreadGraphs runs it again
+// after the channels, as it would have without it; the answer is the same
+// either way.
+type earlySpread struct {
+	done  chan struct{}
+	pages map[int][]pageMass // by run index; only the runs it completed
+}
+
+// startSpread starts page spreading over the graph runs of runs in a
+// goroutine of its own; nil when Hybrid does not spread.
+func (r *MemoryRetriever) startSpread(ctx context.Context, cfg RetrieverConfig, query string, runs []sourceRun) *earlySpread {
+	e := &earlySpread{done: make(chan struct{}), pages: map[int][]pageMass{}}
+	go func() {
+		defer close(e.done)
+		for i := range runs {
+			run := &runs[i]
+			if run.content {
+				continue
+			}
+			needed := false
+			pages, err := r.spreadRun(ctx, cfg, query, run, func() []ScoredPage { needed = true; return nil })
+			if err == nil && !needed {
+				e.pages[i] = pages
+			}
+		}
+	}()
+	return e
+}
+
+// wait returns when e is done.
+func (e *earlySpread) wait() { <-e.done }
+
+// get waits for e and returns what it reached over run i; false when it
+// did not complete that run. A nil e has nothing.
+func (e *earlySpread) get(i int) ([]pageMass, bool) {
+	if e == nil {
+		return nil, false
+	}
+	<-e.done
+	pages, ok := e.pages[i]
+	return pages, ok
 }
 
 // scorePages scores the pages of a Hybrid answer by their ranks in the

@@ -75,3 +75,48 @@ func TestSpreadPagesWeighsTheAskedRelation(t *testing.T) {
 	got = mass("Tell me about Big Eye")
 	require.InDelta(t, 1, got["jon"]/got["lyon"], 1e-12, "%v", got)
 }
+
+// TestEarlySpread: page spreading run beside the channels completes the
+// graph runs of a question that names an entity, with the pages a run
+// after the channels finds, and leaves to that later run a question that
+// names none (its seeds are the text hits, not known yet).
+func TestEarlySpread(t *testing.T) {
+	ctx := context.Background()
+	g := NewInMemoryGraph()
+	require.NoError(t, g.AddBatch(ctx, []Entity{
+		{ID: "big_eye", Name: "Big Eye", SourceIDs: []string{"film"}},
+		{ID: "jon", Name: "Jon Vale", SourceIDs: []string{"jon"}},
+	}, []Relation{{SourceID: "big_eye", TargetID: "jon", Type: "directed by"}}))
+	s := NewInMemoryKnowledgeStore()
+	require.NoError(t, s.Put(ctx, KnowledgePage{ID: "film", Content: "Big Eye is a film."}))
+	r := NewMemoryRetriever(s, RetrieverConfig{Spread: SpreadOn}, WithKnowledgeGraph(g))
+	cfg := r.cfg
+	for _, tc := range []struct {
+		q     string
+		early bool
+	}{
+		{"Who directed Big Eye?", true},
+		{"Who made the film?", false},
+	} {
+		runs := r.plan(Hybrid)
+		e := r.startSpread(ctx, cfg, tc.q, runs)
+		for i := range runs {
+			if runs[i].content {
+				_, ok := e.get(i)
+				require.False(t, ok, "a content run")
+				continue
+			}
+			got, ok := e.get(i)
+			require.Equal(t, tc.early, ok, tc.q)
+			if ok {
+				want, err := r.spreadRun(ctx, cfg, tc.q, &runs[i], func() []ScoredPage { t.Fatal("asked for text hits"); return nil })
+				require.NoError(t, err)
+				require.NotEmpty(t, want)
+				require.Equal(t, want, got, tc.q)
+			}
+		}
+	}
+	var none *earlySpread
+	_, ok := none.get(0)
+	require.False(t, ok)
+}
