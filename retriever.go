@@ -49,7 +49,8 @@ type RetrieverConfig struct {
 	// that runs over becomes a Warning. 0 means no bound beyond ctx.
 	SourceTimeout time.Duration
 	// MaxConcurrency is how many sources are searched at once. 0 means 8.
-	// A value of 1 searches them one after another.
+	// A value of 1 searches them one after another. Page spreading (see
+	// SpreadMode) runs in one goroutine of its own beside them.
 	MaxConcurrency int
 	// ProvenanceWeight scales the score of the entity that cites a page into
 	// the score of that page when Hybrid surfaces it (see Retrieve). 0 means
