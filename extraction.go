@@ -99,19 +99,8 @@ type ParseError struct {
 // Error returns "kgmem: parse extraction: ", the path, the reason and the
 // offset, followed by the text of ErrInvalidArgument.
 func (e *ParseError) Error() string {
-	var b strings.Builder
-	b.WriteString("kgmem: parse extraction: ")
-	if e.Path != "" {
-		b.WriteString(e.Path)
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Reason)
-	if e.Offset >= 0 {
-		fmt.Fprintf(&b, " (at byte %d)", e.Offset)
-	}
-	b.WriteString(": ")
-	b.WriteString(ErrInvalidArgument.Error())
-	return b.String()
+	where := extract.Error{Path: e.Path, Offset: e.Offset, Reason: e.Reason}
+	return "kgmem: parse extraction: " + where.Error() + ": " + ErrInvalidArgument.Error()
 }
 
 // Unwrap returns ErrInvalidArgument.

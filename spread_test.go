@@ -143,22 +143,19 @@ func TestPageSpreadingReadsQuestionTime(t *testing.T) {
 	day := func(y int, m time.Month) time.Time { return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC) }
 	g := kgmem.NewInMemoryGraph(kgmem.WithClock(func() time.Time { return day(2026, time.June) }))
 	s := kgmem.NewInMemoryKnowledgeStore()
-	for _, p := range []kgmem.KnowledgePage{
+	require.NoError(t, s.PutBatch(ctx, []kgmem.KnowledgePage{
 		{ID: "maria", Content: "Maria Costa is a violinist."},
 		{ID: "berlin", Content: "The capital of Germany on the Spree."},
 		{ID: "lisbon", Content: "The capital of Portugal on the Tagus."},
-	} {
-		require.NoError(t, s.Put(ctx, p))
-	}
-	for _, e := range []kgmem.Entity{
+	}))
+	require.NoError(t, g.AddBatch(ctx, []kgmem.Entity{
 		{ID: "maria", Name: "Maria Costa", SourceIDs: []string{"maria"}},
 		{ID: "berlin", Name: "Berlin", SourceIDs: []string{"berlin"}},
 		{ID: "lisbon", Name: "Lisbon", SourceIDs: []string{"lisbon"}},
-	} {
-		require.NoError(t, g.AddEntity(ctx, e))
-	}
-	require.NoError(t, g.AddRelation(ctx, kgmem.Relation{SourceID: "maria", TargetID: "berlin", Type: "lives_in", ValidFrom: day(2019, time.January), ValidTo: day(2024, time.March)}))
-	require.NoError(t, g.AddRelation(ctx, kgmem.Relation{SourceID: "maria", TargetID: "lisbon", Type: "lives_in", ValidFrom: day(2024, time.March)}))
+	}, []kgmem.Relation{
+		{SourceID: "maria", TargetID: "berlin", Type: "lives_in", ValidFrom: day(2019, time.January), ValidTo: day(2024, time.March)},
+		{SourceID: "maria", TargetID: "lisbon", Type: "lives_in", ValidFrom: day(2024, time.March)},
+	}))
 	for _, tc := range []struct {
 		q      string
 		opts   []kgmem.RetrieverOption
@@ -191,26 +188,23 @@ func TestPageSpreadingReadsQuestionTime(t *testing.T) {
 func TestPageSpreadingCoCited(t *testing.T) {
 	ctx := context.Background()
 	s, g := kgmem.NewInMemoryKnowledgeStore(), kgmem.NewInMemoryGraph()
-	for _, p := range []kgmem.KnowledgePage{
+	require.NoError(t, s.PutBatch(ctx, []kgmem.KnowledgePage{
 		{ID: "film", Content: "Big Eye is a 2001 film directed by Jon Vale."},
 		{ID: "jon", Content: "He married Mia Roe in Lyon."},
 		{ID: "other", Content: "Ada Pike married Tom Reed in Nice."},
-	} {
-		require.NoError(t, s.Put(ctx, p))
-	}
-	for _, e := range []kgmem.Entity{
+	}))
+	require.NoError(t, g.AddBatch(ctx, []kgmem.Entity{
 		{ID: "big_eye", Name: "Big Eye", SourceIDs: []string{"film"}},
 		{ID: "year", Name: "2001", SourceIDs: []string{"film"}},
 		{ID: "jon", Name: "Jon Vale", SourceIDs: []string{"film", "jon"}},
 		{ID: "mia", Name: "Mia Roe", SourceIDs: []string{"jon"}},
 		{ID: "ada", Name: "Ada Pike", SourceIDs: []string{"other"}},
 		{ID: "tom", Name: "Tom Reed", SourceIDs: []string{"other"}},
-	} {
-		require.NoError(t, g.AddEntity(ctx, e))
-	}
-	require.NoError(t, g.AddRelation(ctx, kgmem.Relation{SourceID: "big_eye", TargetID: "year", Type: "released in"}))
-	require.NoError(t, g.AddRelation(ctx, kgmem.Relation{SourceID: "jon", TargetID: "mia", Type: "married"}))
-	require.NoError(t, g.AddRelation(ctx, kgmem.Relation{SourceID: "ada", TargetID: "tom", Type: "married"}))
+	}, []kgmem.Relation{
+		{SourceID: "big_eye", TargetID: "year", Type: "released in"},
+		{SourceID: "jon", TargetID: "mia", Type: "married"},
+		{SourceID: "ada", TargetID: "tom", Type: "married"},
+	}))
 	res, err := kgmem.NewMemoryRetriever(s, kgmem.RetrieverConfig{Spread: kgmem.SpreadOn, MaxResults: 20}, kgmem.WithKnowledgeGraph(g)).
 		Retrieve(ctx, "Whom did the man behind Big Eye marry?")
 	require.NoError(t, err)
@@ -227,22 +221,19 @@ func TestPageSpreadingCoCited(t *testing.T) {
 func TestPageSpreadingFollowsTheAskedRelation(t *testing.T) {
 	ctx := context.Background()
 	s, g := kgmem.NewInMemoryKnowledgeStore(), kgmem.NewInMemoryGraph()
-	for _, p := range []kgmem.KnowledgePage{
+	require.NoError(t, s.PutBatch(ctx, []kgmem.KnowledgePage{
 		{ID: "film", Content: "Big Eye is a 2001 film."},
 		{ID: "jon", Content: "A painter turned storyteller."},
 		{ID: "lyon", Content: "A city on the Rhône."},
-	} {
-		require.NoError(t, s.Put(ctx, p))
-	}
-	for _, e := range []kgmem.Entity{
+	}))
+	require.NoError(t, g.AddBatch(ctx, []kgmem.Entity{
 		{ID: "big_eye", Name: "Big Eye", SourceIDs: []string{"film"}},
 		{ID: "jon", Name: "Jon Vale", SourceIDs: []string{"jon"}},
 		{ID: "lyon", Name: "Lyon", SourceIDs: []string{"lyon"}},
-	} {
-		require.NoError(t, g.AddEntity(ctx, e))
-	}
-	require.NoError(t, g.AddRelation(ctx, kgmem.Relation{SourceID: "big_eye", TargetID: "jon", Type: "directed by"}))
-	require.NoError(t, g.AddRelation(ctx, kgmem.Relation{SourceID: "big_eye", TargetID: "lyon", Type: "filmed in"}))
+	}, []kgmem.Relation{
+		{SourceID: "big_eye", TargetID: "jon", Type: "directed by"},
+		{SourceID: "big_eye", TargetID: "lyon", Type: "filmed in"},
+	}))
 	r := kgmem.NewMemoryRetriever(s, kgmem.RetrieverConfig{Spread: kgmem.SpreadOn, MaxResults: 20}, kgmem.WithKnowledgeGraph(g))
 	for _, tc := range []struct{ q, first, second string }{
 		{"Who directed Big Eye?", "jon", "lyon"},

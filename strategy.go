@@ -124,7 +124,7 @@ func newCandidates(n int) *candidates {
 	}
 }
 
-// byKind returns the index of it's kind.
+// byKind returns the index of the items of it's kind.
 func (c *candidates) byKind(it *RetrievalItem) map[string]int {
 	if it.Kind == ItemPage {
 		return c.pages
@@ -138,9 +138,6 @@ func (c *candidates) lookup(it *RetrievalItem) (int, bool) {
 }
 
 func (c *candidates) add(it RetrievalItem) int {
-	if c.pages == nil {
-		c.pages, c.entities = make(map[string]int), make(map[string]int)
-	}
 	c.byKind(&it)[it.ID()] = len(c.items)
 	c.items = append(c.items, it)
 	c.inText = append(c.inText, false)

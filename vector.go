@@ -151,28 +151,18 @@ func embedTexts(ctx context.Context, e Embedder, m EmbeddingModel, texts []strin
 // length, a NaN or infinite value, or (with rejectZero) all zeros (a zero
 // vector has no direction, and cosine similarity is undefined for it).
 // With keepZero, a zero vector is returned as a copy of zeros.
-func unitVector(v []float32, m EmbeddingModel, zero zeroVectors) ([]float32, error) {
+func unitVector(v []float32, m EmbeddingModel, zeroes zeroVectors) ([]float32, error) {
 	if len(v) != m.Dimensions {
 		return nil, fmt.Errorf("kgmem: model %s returned a vector of %d dimensions, want %d: %w", quote.Value(m.Name), len(v), m.Dimensions, ErrEmbedding)
 	}
-	norm := 0.0
-	for i, x := range v {
-		f := float64(x)
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, fmt.Errorf("kgmem: model %s returned %v at index %d: %w", quote.Value(m.Name), x, i, ErrEmbedding)
-		}
-		norm += f * f
-	}
-	if norm == 0 && zero == keepZero {
+	u, bad, zero := vecindex.Unit(v)
+	switch {
+	case bad >= 0:
+		return nil, fmt.Errorf("kgmem: model %s returned %v at index %d: %w", quote.Value(m.Name), v[bad], bad, ErrEmbedding)
+	case zero && zeroes == keepZero:
 		return make([]float32, len(v)), nil
-	}
-	if norm == 0 || math.IsInf(norm, 0) {
+	case u == nil:
 		return nil, fmt.Errorf("kgmem: model %s returned a vector of zero or unbounded length: %w", quote.Value(m.Name), ErrEmbedding)
-	}
-	inv := 1 / math.Sqrt(norm)
-	u := make([]float32, len(v))
-	for i, x := range v {
-		u[i] = float32(float64(x) * inv)
 	}
 	return u, nil
 }

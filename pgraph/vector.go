@@ -14,6 +14,7 @@ import (
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/internal/embedmodel"
 	"github.com/kgmem/kgmem/internal/quote"
+	"github.com/kgmem/kgmem/internal/vecindex"
 )
 
 // Dense search parameters of a Store with an embedder: kgmem's defaults,
@@ -120,21 +121,12 @@ func (s *Store) unitVector(v []float32) ([]float32, error) {
 	if len(v) != m.Dimensions {
 		return nil, fmt.Errorf("model %s returned a vector of %d dimensions, want %d: %w", quote.Value(m.Name), len(v), m.Dimensions, kgmem.ErrEmbedding)
 	}
-	norm := 0.0
-	for i, x := range v {
-		f := float64(x)
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, fmt.Errorf("model %s returned %v at index %d: %w", quote.Value(m.Name), x, i, kgmem.ErrEmbedding)
-		}
-		norm += f * f
-	}
-	if norm == 0 || math.IsInf(norm, 0) {
+	u, bad, _ := vecindex.Unit(v)
+	switch {
+	case bad >= 0:
+		return nil, fmt.Errorf("model %s returned %v at index %d: %w", quote.Value(m.Name), v[bad], bad, kgmem.ErrEmbedding)
+	case u == nil:
 		return nil, fmt.Errorf("model %s returned a vector of zero or unbounded length: %w", quote.Value(m.Name), kgmem.ErrEmbedding)
-	}
-	inv := 1 / math.Sqrt(norm)
-	u := make([]float32, len(v))
-	for i, x := range v {
-		u[i] = float32(float64(x) * inv)
 	}
 	return u, nil
 }
@@ -294,27 +286,6 @@ func (s *Store) vectors(ctx context.Context, tx searchConn, written int64) (*vec
 	return set, nil
 }
 
-// dot returns the dot product of a and b, which have the same length,
-// with kgmem's order of summation (four running sums over eight-value
-// strides, then the tail), so that the same vectors give the same bits as
-// in the in-process store.
-func dot(a, b []float32) float32 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+8 <= len(a); i += 8 {
-		aa, bb := a[i:i+8:i+8], b[i:i+8:i+8]
-		s0 += aa[0]*bb[0] + aa[4]*bb[4]
-		s1 += aa[1]*bb[1] + aa[5]*bb[5]
-		s2 += aa[2]*bb[2] + aa[6]*bb[6]
-		s3 += aa[3]*bb[3] + aa[7]*bb[7]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return (s0 + s1) + (s2 + s3)
-}
-
 // rankHit is a page in a ranking: its ID and its score.
 type rankHit struct {
 	id  string
@@ -414,7 +385,7 @@ func (s *Store) fuse(ctx context.Context, set *vectorSet, qv []float32, sums map
 				return nil, err
 			}
 		}
-		cos[i] = min(1, max(0, float64(dot(qv, set.vecs[i*d:(i+1)*d]))))
+		cos[i] = min(1, max(0, float64(vecindex.Dot(qv, set.vecs[i*d:(i+1)*d]))))
 		denseTop.offer(rankHit{id: id, raw: cos[i]})
 	}
 	dense := denseTop.sorted()

@@ -35,6 +35,32 @@ func Dot(a, b []float32) float32 {
 	return (s0 + s1) + (s2 + s3)
 }
 
+// Unit returns v scaled to unit length, with the arithmetic every kgmem
+// store uses (the squared length summed in float64 in order, each value
+// times 1/√length), so that the same vector gives the same bits in any of
+// them. bad is the index of the first NaN or infinite value, or -1; u is
+// nil when there is one, or when v's length is zero or overflows (zero
+// then tells which).
+func Unit(v []float32) (u []float32, bad int, zero bool) {
+	norm := 0.0
+	for i, x := range v {
+		f := float64(x)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, i, false
+		}
+		norm += f * f
+	}
+	if norm == 0 || math.IsInf(norm, 0) {
+		return nil, -1, norm == 0
+	}
+	inv := 1 / math.Sqrt(norm)
+	u = make([]float32, len(v))
+	for i, x := range v {
+		u[i] = float32(float64(x) * inv)
+	}
+	return u, -1, false
+}
+
 // Flat holds vectors of Dims dimensions by number, contiguously, so that
 // comparing a query with all of them reads one array. Numbers are small
 // and dense (a store's page numbers); a number never set holds zeros.

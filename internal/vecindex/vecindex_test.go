@@ -65,3 +65,28 @@ func TestVectorJSON(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, `""`, string(b))
 }
+
+// TestUnit: a vector scaled to unit length, each value times 1/√(sum of
+// squares in float64); the first NaN or infinite value by index; a zero
+// vector gives nil with zero set.
+func TestUnit(t *testing.T) {
+	u, bad, zero := Unit([]float32{3, 4})
+	if bad != -1 || zero || len(u) != 2 || u[0] != float32(3.0/5) || u[1] != float32(4.0/5) {
+		t.Fatalf("Unit(3, 4) = %v, %d, %v", u, bad, zero)
+	}
+	for _, tc := range []struct {
+		v    []float32
+		bad  int
+		zero bool
+	}{
+		{[]float32{1, float32(math.NaN()), float32(math.Inf(1))}, 1, false},
+		{[]float32{float32(math.Inf(-1))}, 0, false},
+		{[]float32{0, 0}, -1, true},
+		{nil, -1, true},
+	} {
+		u, bad, zero := Unit(tc.v)
+		if u != nil || bad != tc.bad || zero != tc.zero {
+			t.Errorf("Unit(%v) = %v, %d, %v; want nil, %d, %v", tc.v, u, bad, zero, tc.bad, tc.zero)
+		}
+	}
+}
