@@ -120,3 +120,35 @@ func TestEarlySpread(t *testing.T) {
 	_, ok := none.get(0)
 	require.False(t, ok)
 }
+
+// TestSpreadPagesCreditsStatedRelations pins the share page spreading
+// hands the pages that state a relation activation flowed along: the seed
+// Big Eye (cited by no page) passes spreadDamping of its weight, 1, along
+// its one relation to Jon Vale, whose page cites him; the relation is
+// stated by the page "credits" alone, which cites neither end, so its
+// score is spreadStated × that flow, and Jon's page gets what Jon keeps
+// over the last steps.
+func TestSpreadPagesCreditsStatedRelations(t *testing.T) {
+	ctx := context.Background()
+	g := NewInMemoryGraph()
+	require.NoError(t, g.AddBatch(ctx, []Entity{
+		{ID: "big_eye", Name: "Big Eye"},
+		{ID: "jon", Name: "Jon Vale", SourceIDs: []string{"jon"}},
+	}, []Relation{{SourceID: "big_eye", TargetID: "jon", Type: "directed by", SourceIDs: []string{"credits"}}}))
+	g.mu.RLock()
+	pages, err := g.spreadPages(ctx, "Who directed Big Eye?", func() []ScoredPage { return nil }, AsOf{}, 0)
+	g.mu.RUnlock()
+	require.NoError(t, err)
+	got := map[string]float64{}
+	for _, p := range pages {
+		got[p.page] = p.score
+	}
+	require.Len(t, got, 2, "%v", got)
+	// Step 1: Big Eye passes 0.5 to Jon. Jon passes half of what he gets
+	// back along the same relation, and so on: the flow along the relation
+	// is 0.5 + 0.25 + 0.125 over the three steps; every entity keeps half of
+	// what reaches it.
+	flow := 0.5 + 0.25 + 0.125
+	require.InDelta(t, spreadStated*flow, got["credits"], 1e-12)
+	require.InDelta(t, 0.5*(0.5+0.125), got["jon"], 1e-12)
+}
