@@ -9,7 +9,6 @@ import (
 	"github.com/kgmem/kgmem/internal/textrule"
 	"slices"
 	"strings"
-	"sync"
 )
 
 // SpreadMode says when Hybrid retrieval ranks pages by page spreading as
@@ -642,32 +641,4 @@ func (g *InMemoryGraph) asksAbout(query string) func(rel int32) bool {
 		}
 		return asks
 	}
-}
-
-// typeWordCache keeps the tokens of the graph's relation types by type ID,
-// each with the name they were read from: a type ID that is freed and
-// reused reads its new name's. It holds at most one entry per type ID the
-// graph has had, and is safe for the concurrent readers of one graph.
-type typeWordCache struct {
-	mu    sync.Mutex
-	names []string
-	words [][]string
-}
-
-// get returns the tokens of name, the name of type t.
-func (c *typeWordCache) get(t int32, name string) []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if int(t) < len(c.names) && c.words[t] != nil && c.names[t] == name {
-		return c.words[t]
-	}
-	for int(t) >= len(c.names) {
-		c.names, c.words = append(c.names, ""), append(c.words, nil)
-	}
-	w := textrule.Tokenize(name)
-	if w == nil {
-		w = []string{}
-	}
-	c.names[t], c.words[t] = name, w
-	return w
 }

@@ -528,7 +528,14 @@ func (w *walker) match(t int32) *question.RelationMatch {
 	if m := w.matches[t]; m != nil {
 		return m
 	}
-	m := w.q.MatchRelation(w.st.typeName(t), w.cfg.vocab)
+	var m *question.RelationMatch
+	if c, ok := w.st.(interface {
+		relationName(t int32) *question.RelationName
+	}); ok {
+		m = w.q.MatchRelationName(w.st.typeName(t), c.relationName(t), w.cfg.vocab)
+	} else {
+		m = w.q.MatchRelation(w.st.typeName(t), w.cfg.vocab)
+	}
 	w.matches[t] = m
 	for _, tm := range m.Terms {
 		s := tm.Strength

@@ -652,10 +652,30 @@ type RelationMatch struct {
 	PassiveName bool
 }
 
+// RelationName is a relation type's name read into the parts and voice
+// MatchRelation matches against a question. It depends on the name alone,
+// so a caller may keep it per type and share it between questions; it is
+// never changed after ReadRelationName returns it.
+type RelationName struct {
+	Parts   []NamePart
+	Passive bool
+}
+
+// ReadRelationName reads relation type name into its parts and voice.
+func ReadRelationName(name string) *RelationName {
+	return &RelationName{Parts: splitName(name), Passive: PassiveName(name)}
+}
+
 // MatchRelation computes what the question's words say about relation
 // type name, using the registered vocabulary v.
 func (q *Analysis) MatchRelation(name string, v *Vocab) *RelationMatch {
-	m := &RelationMatch{Parts: splitName(name), PassiveName: PassiveName(name)}
+	return q.MatchRelationName(name, ReadRelationName(name), v)
+}
+
+// MatchRelationName is MatchRelation with the name already read by
+// ReadRelationName(name).
+func (q *Analysis) MatchRelationName(name string, rn *RelationName, v *Vocab) *RelationMatch {
+	m := &RelationMatch{Parts: rn.Parts, PassiveName: rn.Passive}
 	for _, p := range m.Parts {
 		m.totalWeight += p.Weight
 	}
