@@ -1,6 +1,7 @@
 package kgmem
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -63,10 +64,6 @@ func MergeScopeResults(query string, results []ScopeResult, opts ...RetrieverOpt
 			res.Strategy = a.Result.Strategy
 			answered = true
 		}
-		for _, it := range a.Result.Items {
-			it.Scope = a.Scope
-			res.Items = append(res.Items, it)
-		}
 		addStats(&res.Stats, a.Result.Stats)
 	}
 	if !answered {
@@ -88,17 +85,41 @@ func MergeScopeResults(query string, results []ScopeResult, opts ...RetrieverOpt
 			res.Errors = append(res.Errors, errmsg.Wrap("scope "+quote.Value(a.Scope), e))
 		}
 	}
-	slices.SortStableFunc(res.Items, func(a, b RetrievalItem) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return 0
-	})
-	if len(res.Items) > call.cfg.MaxResults {
-		res.Items = res.Items[:call.cfg.MaxResults]
-	}
+	res.Items = mergeItems(answers, call.cfg.MaxResults)
 	return res, nil
+}
+
+// mergeItems returns the first max items of the answers that did not
+// fail, by Score, best first, ties in the answers' order and then in each
+// answer's, each with its scope's name. It sorts references to the items,
+// not the items, and copies only those it keeps.
+func mergeItems(answers []ScopeResult, max int) []RetrievalItem {
+	type ref struct {
+		score       float64
+		answer, pos int32
+	}
+	var refs []ref
+	for ai, a := range answers {
+		if a.Err != nil {
+			continue
+		}
+		for i, it := range a.Result.Items {
+			refs = append(refs, ref{it.Score, int32(ai), int32(i)})
+		}
+	}
+	// The references are in the answers' order, then each answer's, so
+	// a stable sort by score keeps ties in that order.
+	slices.SortStableFunc(refs, func(a, b ref) int { return cmp.Compare(b.score, a.score) })
+	if len(refs) > max {
+		refs = refs[:max]
+	}
+	if len(refs) == 0 {
+		return nil
+	}
+	items := make([]RetrievalItem, len(refs))
+	for i, r := range refs {
+		items[i] = answers[r.answer].Result.Items[r.pos]
+		items[i].Scope = answers[r.answer].Scope
+	}
+	return items
 }
