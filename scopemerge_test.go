@@ -38,7 +38,21 @@ func TestMergeScopeResults(t *testing.T) {
 		require.Equal(t, "q", res.Query)
 	}
 
-	_, err := kgmem.MergeScopeResults("q", []kgmem.ScopeResult{failed, {Scope: "d", Err: kgmem.ErrNotFound}})
+	// A scope's items need not be in score order (a reranker or MMR may
+	// reorder them): the merge orders by score all the same, ties in the
+	// scope's order.
+	mixed := kgmem.ScopeResult{Scope: "m", Result: kgmem.RetrievalResult{
+		Items: []kgmem.RetrievalItem{page("x", 0.3), page("y", 0.8), page("z", 0.3), page("w", 0.8)},
+	}}
+	res, err := kgmem.MergeScopeResults("q", []kgmem.ScopeResult{mixed}, kgmem.WithMaxResults(10))
+	require.NoError(t, err)
+	var ids []string
+	for _, it := range res.Items {
+		ids = append(ids, it.ID())
+	}
+	require.Equal(t, []string{"y", "w", "x", "z"}, ids)
+
+	_, err = kgmem.MergeScopeResults("q", []kgmem.ScopeResult{failed, {Scope: "d", Err: kgmem.ErrNotFound}})
 	require.ErrorIs(t, err, kgmem.ErrClosed)
 	require.ErrorIs(t, err, kgmem.ErrNotFound)
 	for _, bad := range [][]kgmem.ScopeResult{nil, {a, a}} {
