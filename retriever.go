@@ -548,7 +548,11 @@ func (r *MemoryRetriever) Retrieve(ctx context.Context, query string, opts ...Re
 		res.warn(e)
 	}
 
-	c := r.collect(runs, &res)
+	extra := 0 // the pages surfacing and page spreading may add, each at most cfg.Candidates
+	if strategy == Hybrid {
+		extra = 2 * cfg.Candidates
+	}
+	c := r.collect(runs, &res, extra)
 	if strategy == Hybrid && !cfg.NoProvenance {
 		n, err := r.surface(ctx, runs, c, cfg)
 		if err != nil {
@@ -813,11 +817,11 @@ func span(runs []sourceRun, content bool) time.Duration {
 // A page from a store with an empty ID, an ID that is not valid UTF-8, or a
 // score that is NaN or infinite is dropped with a warning naming the store;
 // a finite score outside [0,1] is clamped into it.
-func (r *MemoryRetriever) collect(runs []sourceRun, res *RetrievalResult) *candidates {
+func (r *MemoryRetriever) collect(runs []sourceRun, res *RetrievalResult, extra int) *candidates {
 	// Room for every page and hit of the runs, an upper bound of the items
-	// they make once merged, so that the items are seldom copied as
-	// surfacing and page spreading add pages.
-	n := 0
+	// they make once merged, and for the extra pages surfacing and page
+	// spreading may add, so that the items are not copied as they grow.
+	n := extra
 	for i := range runs {
 		n += len(runs[i].pages) + len(runs[i].hits)
 	}
@@ -865,13 +869,18 @@ func (r *MemoryRetriever) collect(runs []sourceRun, res *RetrievalResult) *candi
 // implement PageGetter, at most cfg.Candidates of them. It returns how many
 // pages it added.
 func (r *MemoryRetriever) surface(ctx context.Context, runs []sourceRun, c *candidates, cfg RetrieverConfig) (int, error) {
-	var citing []RetrievalItem
+	// The entity items that cite pages, by index: offering pages appends
+	// to c.items, never changing an entity item.
+	var citing []int32
 	for i := range c.items {
-		if it := c.items[i]; it.Kind == ItemEntity && (len(it.Entity.SourceIDs) > 0 || citesRelations(it.Relations)) {
-			citing = append(citing, it)
+		if it := &c.items[i]; it.Kind == ItemEntity && (len(it.Entity.SourceIDs) > 0 || citesRelations(it.Relations)) {
+			citing = append(citing, int32(i))
 		}
 	}
-	slices.SortFunc(citing, func(a, b RetrievalItem) int { return compareItems(&a, &b, a.GraphScore, b.GraphScore) })
+	slices.SortFunc(citing, func(a, b int32) int {
+		x, y := &c.items[a], &c.items[b]
+		return compareItems(x, y, x.GraphScore, y.GraphScore)
+	})
 	f := r.pageFetcher(ctx, runs, c, cfg)
 	offer := func(e *RetrievalItem, id string, score float64) {
 		probe, ok := f.find(id)
@@ -888,21 +897,22 @@ func (r *MemoryRetriever) surface(ctx context.Context, runs []sourceRun, c *cand
 		return it.Kind == ItemEntity && slices.ContainsFunc(it.Matched, func(m string) bool { return m != "" })
 	})
 	var ids []string // the pages offered below, in order
-	for i := range citing {
-		for _, rel := range citing[i].Relations {
+	for _, ci := range citing {
+		e := &c.items[ci]
+		for _, rel := range e.Relations {
 			ids = append(ids, rel.SourceIDs...)
 		}
-		ids = append(ids, citing[i].Entity.SourceIDs...)
+		ids = append(ids, e.Entity.SourceIDs...)
 	}
 	f.prefetch(ids)
-	for i := range citing {
-		e := &citing[i]
+	for _, ci := range citing {
+		e := c.items[ci] // a copy: offer appends to c.items
 		// The pages that state the relations of the entity's path are its
 		// evidence; the pages that merely mention an entity weigh less,
 		// unless the question is about an entity it named.
 		for _, rel := range e.Relations {
 			for _, id := range rel.SourceIDs {
-				offer(e, id, cfg.ProvenanceWeight*e.GraphScore)
+				offer(&e, id, cfg.ProvenanceWeight*e.GraphScore)
 			}
 		}
 		mentioned := cfg.ProvenanceWeight * e.GraphScore
@@ -910,7 +920,7 @@ func (r *MemoryRetriever) surface(ctx context.Context, runs []sourceRun, c *cand
 			mentioned *= answerPagesWeight
 		}
 		for _, id := range e.Entity.SourceIDs {
-			offer(e, id, mentioned)
+			offer(&e, id, mentioned)
 		}
 	}
 	return f.added, f.err("surfacing cited pages")
