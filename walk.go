@@ -691,8 +691,9 @@ func (w *walker) readings(g *wgroup) {
 	}
 	// A pivot: the relation just walked, walked back out to another entity,
 	// when the question asks for something shared (the same director, a
-	// film that shares an actor, who co-starred).
-	if w.q.Pivot && s.rel >= 0 && s.typ == typ && s.back != back && s.strength > 0 {
+	// film that shares an actor, who co-starred) — once: walking it back
+	// out again would read the same word for a third hop.
+	if w.q.Pivot && !s.pivoted && s.rel >= 0 && s.typ == typ && s.back != back && s.strength > 0 {
 		g.variants = append(g.variants, wvariant{factor: s.strength * pivotHop, mask: s.mask, key: s.lastKey,
 			strength: s.strength, term: s.term, pivot: true})
 	}

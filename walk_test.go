@@ -3,6 +3,7 @@ package kgmem_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/kgmem/kgmem"
@@ -88,6 +89,32 @@ func TestRetrievePivotsThroughSharedNeighbour(t *testing.T) {
 	require.Equal(t, `Alien —starred_actors→ Sigourney ←starred_actors— Aliens (starred_actors ← "actors"; starred_actors ← "actors"; movie ← "movies")`, why)
 	got, _ = firstAnswer(t, r, "who starred in Alien?")
 	require.Equal(t, "Sigourney", got)
+}
+
+// TestRetrievePivotsOnce: a question asking for a shared neighbour ("other
+// films by Alpha's writer") pivots once. Walking the same relation back
+// out a second time (film → writer → film → another writer of that film)
+// is a hop no word of the question names, not a second reading of
+// "writer": no explanation gives one word to three hops, and the walk
+// that does so no longer answers first.
+func TestRetrievePivotsOnce(t *testing.T) {
+	g := answerGraph(t, map[string]string{"Alpha": "film", "Beta": "film", "Wes": "person", "Wren": "person", "Cole": "person"},
+		[3]string{"Alpha", "writer", "Wes"},
+		[3]string{"Beta", "writer", "Wes"},
+		[3]string{"Beta", "writer", "Wren"},
+		[3]string{"Beta", "composer", "Cole"},
+	)
+	r := graphOnlyRetriever(g, kgmem.RetrieverConfig{})
+	q := "name the musicians behind other films by Alpha's writer"
+	res, err := r.Retrieve(context.Background(), q)
+	require.NoError(t, err)
+	for _, it := range res.Items {
+		require.LessOrEqual(t, strings.Count(it.Explain(), `writer ← "writer"`), 2, it.Explain())
+	}
+	got, why := firstAnswer(t, r, q)
+	require.NotEqual(t, "Wren", got, why)
+	got, why = firstAnswer(t, r, "what are the other films by Alpha's writer?")
+	require.Equal(t, "Beta", got, why)
 }
 
 func TestRetrieveAnswerTypeNamesAnUnnamedHop(t *testing.T) {
