@@ -577,17 +577,25 @@ func (w *walker) wantForward(start int32, tm *question.Term, m *question.Relatio
 // before it, nearest first — "the B of the A of X" and "X's A's B" both
 // ask for A, then B — and last the main verb that ends a question asked
 // with do-support after the mention ("what films did the cast of the films
-// scripted by X direct": scripted, cast, direct).
+// scripted by X direct": scripted, cast, direct). A verb right after a
+// mention that "the N of" precedes ends a relative clause whose subject is
+// that noun phrase ("the movies the director of X penned"): it comes just
+// after N, before the words further before the mention (director, penned,
+// then movies); a verb after an auxiliary ("… of X were directed by")
+// keeps its place after the mention.
 func (w *walker) orderKey(start int32, tm *question.Term) int32 {
 	s := &w.starts[start]
 	u := tm.First
 	if t := w.q.Tail; t >= 0 && u > s.last && tm.First <= t && t <= tm.Last {
-		return 2 * orderKeyTopiced
+		return 4 * orderKeyTopiced
 	}
 	if u > s.last {
-		return int32(u - s.last)
+		if k := w.q.OfHead(s.first); k >= 0 && !tm.Noun && !w.q.MainClauseBetween(s.last, u) {
+			return int32(2*(orderKeyTopiced+s.first-k) + 1)
+		}
+		return int32(2 * (u - s.last))
 	}
-	return int32(orderKeyTopiced + s.first - u)
+	return int32(2 * (orderKeyTopiced + s.first - u))
 }
 
 // addGroup appends to w.groups the group of the relations of type typ,

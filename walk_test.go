@@ -117,6 +117,31 @@ func TestRetrievePivotsOnce(t *testing.T) {
 	require.Equal(t, "Beta", got, why)
 }
 
+// TestRetrieveRelativeClauseOrder: in "the movies the director of X
+// penned", the verb after the mention ends a relative clause whose subject
+// is "the director of X", so the walk reads director first, then penned;
+// after an auxiliary ("… of X were directed by whom") the verb stays the
+// main clause's.
+func TestRetrieveRelativeClauseOrder(t *testing.T) {
+	g := answerGraph(t, map[string]string{
+		"Joan's Century": "movie", "Alpha": "movie", "Beta": "movie",
+		"Dana": "person", "Carl": "person", "French": "language", "English": "language",
+	},
+		[3]string{"Dana", "directed", "Joan's Century"},
+		[3]string{"Joan's Century", "writer", "Carl"},
+		[3]string{"Alpha", "writer", "Dana"},
+		[3]string{"Carl", "directed", "Beta"},
+		[3]string{"Alpha", "original_language", "French"},
+		[3]string{"Beta", "original_language", "English"},
+	)
+	r := graphOnlyRetriever(g, kgmem.RetrieverConfig{})
+	got, why := firstAnswer(t, r, "What language are the movies the director of Joan's Century penned in?")
+	require.Equal(t, "French", got, why)
+	require.Equal(t, `Joan's Century ←directed— Dana ←writer— Alpha —original_language→ French (directed ← "director"; writer ← "penned"; original_language ← "language"; language ← "language")`, why)
+	got, why = firstAnswer(t, r, "What language are the movies the writer of Joan's Century directed in?")
+	require.Equal(t, "English", got, why)
+}
+
 func TestRetrieveAnswerTypeNamesAnUnnamedHop(t *testing.T) {
 	// "what team is Ann in" names no relation: the type decides.
 	g := answerGraph(t, map[string]string{"Ann": "person", "Payments": "team", "Apollo": "project", "Berlin": "city"},

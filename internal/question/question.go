@@ -939,3 +939,38 @@ func (q *Analysis) cueMatches(c *Cue, parts []NamePart, words [][]string) bool {
 func (q *Analysis) NounOf(i int) bool {
 	return i+1 < len(q.Units) && q.Units[i].word && q.Units[i+1].word && q.Units[i+1].fold == "of"
 }
+
+// determiners are the words a noun phrase may open with before a name.
+var determiners = map[string]bool{"the": true, "a": true, "an": true}
+
+// clauseWords are the words that, between a name and a verb after it,
+// make that verb the main clause's ("the films written by the director of
+// X were directed by whom"), not a relative clause's ("the movies the
+// director of X penned").
+var clauseWords = map[string]bool{"is": true, "are": true, "was": true, "were": true, "be": true, "been": true,
+	"do": true, "does": true, "did": true, "has": true, "have": true, "had": true}
+
+// OfHead returns the unit of the noun that heads "the N of <name>" when the
+// name starting at unit first follows "of" (a determiner between them
+// allowed), and -1 otherwise.
+func (q *Analysis) OfHead(first int) int {
+	j := first - 1
+	if j >= 0 && q.Units[j].word && determiners[q.Units[j].fold] {
+		j--
+	}
+	if j < 1 || !q.Units[j].word || q.Units[j].fold != "of" || !q.Units[j-1].word {
+		return -1
+	}
+	return j - 1
+}
+
+// MainClauseBetween reports whether a word that makes a later verb the
+// main clause's (is, were, did, has…) lies strictly between units a and b.
+func (q *Analysis) MainClauseBetween(a, b int) bool {
+	for i := a + 1; i < b && i < len(q.Units); i++ {
+		if q.Units[i].word && clauseWords[q.Units[i].fold] {
+			return true
+		}
+	}
+	return false
+}

@@ -161,3 +161,41 @@ func TestMatchRelationTerms(t *testing.T) {
 	v = CompileVocab(nil, map[string][]string{"directed_by": {"director"}}, nil)
 	require.Len(t, Analyze("the director of it", nil).MatchRelation("directed_by", v).Terms, 2)
 }
+
+// TestOfHeadAndMainClause pins the two readings orderKey uses to place a
+// verb after a name: the noun heading "the N of <name>", and whether an
+// auxiliary makes that verb the main clause's.
+func TestOfHeadAndMainClause(t *testing.T) {
+	unit := func(q *Analysis, word string) int {
+		for i, u := range q.Units {
+			if u.fold == word {
+				return i
+			}
+		}
+		t.Fatalf("no unit %q", word)
+		return -1
+	}
+	for _, tt := range []struct {
+		text, name, head string // head "" : none
+		verb                 string
+		main                 bool
+	}{
+		{"the movies the director of Alpha penned", "alpha", "director", "penned", false},
+		{"the movies the director of the Alpha films penned", "alpha", "director", "penned", false},
+		{"the films written by the director of Alpha were directed by whom", "alpha", "director", "directed", true},
+		{"the films the cast of Alpha did produce", "alpha", "cast", "produce", true},
+		{"the movies Alpha penned", "alpha", "", "penned", false},
+		{"of Alpha", "alpha", "", "", false},
+	} {
+		q := Analyze(tt.text, nil)
+		first := unit(q, tt.name)
+		want := -1
+		if tt.head != "" {
+			want = unit(q, tt.head)
+		}
+		require.Equal(t, want, q.OfHead(first), tt.text)
+		if tt.verb != "" {
+			require.Equal(t, tt.main, q.MainClauseBetween(first, unit(q, tt.verb)), tt.text)
+		}
+	}
+}
