@@ -177,8 +177,8 @@ func TestOfHeadAndMainClause(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		text, name, head string // head "" : none
-		verb                 string
-		main                 bool
+		verb             string
+		main             bool
 	}{
 		{"the movies the director of Alpha penned", "alpha", "director", "penned", false},
 		{"the movies the director of the Alpha films penned", "alpha", "director", "penned", false},
