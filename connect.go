@@ -149,7 +149,7 @@ func (r *MemoryRetriever) connect(ctx context.Context, g KnowledgeGraph, query s
 	var res PathResult
 	for h := 1; h <= cfg.hops; h++ {
 		res, err = g.FindPaths(ctx, a.Entity.ID, b.Entity.ID, PathOptions{
-			MaxHops: h, Direction: cfg.dir, RelationTypes: r.expansion.RelationTypes,
+			MaxHops: h, Direction: cfg.dir, RelationTypes: r.cfg.Expansion.RelationTypes,
 			MaxPaths: connectPaths, MaxNodesPerHop: walkBeam, AsOf: cfg.asOf,
 		})
 		if errors.Is(err, ErrNoPath) {
@@ -159,7 +159,7 @@ func (r *MemoryRetriever) connect(ctx context.Context, g KnowledgeGraph, query s
 			// Fewer paths of the fewest relations than asked: the best of
 			// one relation more follow them.
 			more, err := g.FindPaths(ctx, a.Entity.ID, b.Entity.ID, PathOptions{
-				MaxHops: h + 1, Direction: cfg.dir, RelationTypes: r.expansion.RelationTypes,
+				MaxHops: h + 1, Direction: cfg.dir, RelationTypes: r.cfg.Expansion.RelationTypes,
 				MaxPaths: connectPaths + len(res.Paths), MaxNodesPerHop: walkBeam, AsOf: cfg.asOf,
 			})
 			if err != nil {

@@ -23,9 +23,10 @@ type Reranker interface {
 	Rerank(ctx context.Context, query string, items []RetrievalItem) ([]float64, error)
 }
 
-// WithReranker applies rr to the best topN items after fusion (0 means
-// RetrieverConfig.MaxResults; negative is an invalid configuration):
-// those items are ordered by rr's scores (ties keep the fused order), and
+// WithReranker sets RetrieverConfig.Reranker and RerankTopN, for the
+// retriever or for one call: rr applies to the best topN items after
+// fusion (0 means RetrieverConfig.MaxResults; negative is an invalid
+// configuration): those items are ordered by rr's scores (ties keep the fused order), and
 // their Score becomes rr's score; the items after them keep their fused
 // order and scores. A nil rr turns reranking off.
 //
@@ -36,24 +37,24 @@ type Reranker interface {
 // agent its memory). A done ctx still returns ctx.Err().
 func WithReranker(rr Reranker, topN int) RetrieverOption {
 	return retrieverOptionFunc(func(r *MemoryRetriever) {
-		r.reranker, r.rerankTopN = rr, topN
+		r.raw.Reranker, r.raw.RerankTopN = rr, topN
 	})
 }
 
 // rerank applies the reranker to the first n items in place and reports
 // how many it rescored.
 func (r *MemoryRetriever) rerank(ctx context.Context, cfg RetrieverConfig, query string, items []RetrievalItem) (int, error) {
-	n := r.rerankTopN
+	n := cfg.RerankTopN
 	if n == 0 {
 		n = cfg.MaxResults
 	}
 	n = min(n, len(items))
-	if r.reranker == nil || n == 0 {
+	if cfg.Reranker == nil || n == 0 {
 		return 0, nil
 	}
 	top := slices.Clone(items[:n])
 	scores, err := guarded(ctx, cfg.SourceTimeout, func(ctx context.Context) ([]float64, error) {
-		return r.reranker.Rerank(ctx, query, top)
+		return cfg.Reranker.Rerank(ctx, query, top)
 	})
 	if err == nil && len(scores) != n {
 		err = fmt.Errorf("returned %d scores for %d items: %w", len(scores), n, ErrInvalidArgument)

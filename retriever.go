@@ -37,7 +37,32 @@ var defaultExpansion = TraverseOptions{Depth: DefaultWalkHops, Direction: Both}
 // see NewMemoryRetriever.
 type RetrieverConfig struct {
 	// MaxResults is how many items Retrieve returns at most. 0 means 10.
+	// WithMaxResults sets it.
 	MaxResults int
+	// Strategy is what Retrieve searches: Hybrid, the zero value, fuses
+	// the content and graph channels; KnowledgeOnly and GraphOnly run one
+	// of them. WithStrategy sets it.
+	Strategy RetrievalStrategy
+	// Expansion is how the graph channel walks from the entities a query
+	// names, read as GetRelated reads it (Depth 0 is one hop, the zero
+	// Direction is Outgoing; Limit is ignored: each graph keeps Candidates
+	// entities). nil, the default, walks up to DefaultWalkHops hops in
+	// both directions on every relation type: Both, unlike GetRelated,
+	// because a question may name either end of a relation and its words,
+	// not a default, decide each hop's direction. WithExpansion, WithDepth
+	// and WithRelationTypes set it; NewMemoryRetriever copies it.
+	Expansion *TraverseOptions
+	// AsOf, when not nil, is the instant the graph channel answers at
+	// (only relations valid then are walked), whatever Expansion's AsOf
+	// and the question's time words say. nil, the default: Expansion's
+	// AsOf when it has one, else the time the question's words give
+	// ("in 2023"), else now. WithAsOf sets it.
+	AsOf *AsOf
+	// Reranker, when not nil, reorders the best RerankTopN items after
+	// fusion (see WithReranker, which sets both). RerankTopN 0 means
+	// MaxResults.
+	Reranker   Reranker
+	RerankTopN int
 	// Fusion is how Hybrid merges the channels. The zero value is
 	// FusionDefault.
 	Fusion Fusion
@@ -93,15 +118,17 @@ type RetrieverConfig struct {
 }
 
 // RetrieverOption configures NewMemoryRetriever, and, for the options
-// that say so, one Retrieve call: WithStrategy, WithExpansion, WithAsOf,
-// WithMaxResults, WithNoExpansion, WithDepth, WithRelationTypes and
-// WithReranker change the settings of the call they are passed to, so
-// that one retriever, built once with its sources and their caches,
-// serves every call. The
-// options that add sources or an embedder (WithKnowledgeGraph,
-// WithNamedKnowledgeGraph, WithKnowledgeStore, WithLinkEmbedder) are for
-// NewMemoryRetriever only. Like every option type of kgmem it is made only
-// by the With… functions that return it.
+// that say so, one Retrieve call. Every setting is a field of
+// RetrieverConfig, where its default is stated: WithStrategy,
+// WithExpansion, WithDepth, WithRelationTypes, WithAsOf, WithMaxResults,
+// WithNoExpansion and WithReranker each set one, for every call when
+// passed to NewMemoryRetriever (after cfg, so the option wins) and for one
+// call when passed to Retrieve, so that one retriever, built once with its
+// sources and their caches, serves every call. The options that add
+// sources or an embedder (WithKnowledgeGraph, WithNamedKnowledgeGraph,
+// WithKnowledgeStore, WithLinkEmbedder) are wiring, not settings, and are
+// for NewMemoryRetriever only. Like every option type of kgmem it is made
+// only by the With… functions that return it.
 type RetrieverOption interface {
 	applyRetriever(*MemoryRetriever)
 	// perCall names the option when it cannot apply to one call, "" when
@@ -154,40 +181,45 @@ func WithKnowledgeStore(name string, s KnowledgeStore) RetrieverOption {
 // WithStrategy sets the strategy; the default is Hybrid. An unknown
 // strategy makes Retrieve fail with ErrInvalidArgument.
 func WithStrategy(s RetrievalStrategy) RetrieverOption {
-	return retrieverOptionFunc(func(r *MemoryRetriever) { r.strategy = s })
+	return retrieverOptionFunc(func(r *MemoryRetriever) { r.raw.Strategy = s })
 }
 
-// WithExpansion sets how the graph channel expands the entities a query
-// names: walk length, direction, relation types and fan-out cap, read as
-// GetRelated reads them (Depth 0 is one hop, the zero Direction is
-// Outgoing; Limit is ignored: each graph keeps RetrieverConfig.Candidates
-// entities). A value GetRelated rejects makes Retrieve fail with
-// ErrInvalidArgument.
-//
-// Without WithExpansion the graph channel walks up to DefaultWalkHops hops
-// in both directions, on every relation type. It walks Both, unlike
-// GetRelated and FindPaths whose zero Direction follows relations the way
-// they are stated, because a question may name either end of a relation
-// and its words, not a default, decide each hop's direction. To return
-// only the named entities, set RetrieverConfig.NoExpansion.
+// WithExpansion sets RetrieverConfig.Expansion, for the retriever or for
+// one call: how the graph channel expands the entities a query names
+// (walk length, direction, relation types), read as GetRelated reads it.
+// A value GetRelated rejects makes Retrieve fail with ErrInvalidArgument.
+// To return only the named entities, use WithNoExpansion.
 func WithExpansion(opts TraverseOptions) RetrieverOption {
-	opts.RelationTypes = slices.Clone(opts.RelationTypes) // the caller's slice may change after
-	return retrieverOptionFunc(func(r *MemoryRetriever) {
-		opts := opts
-		opts.RelationTypes = slices.Clone(opts.RelationTypes)
-		if opts.Depth == 0 {
-			opts.Depth = 1
-		}
-		r.expansion = opts
-	})
+	e := cloneExpansion(opts) // the caller's slice may change after
+	return retrieverOptionFunc(func(r *MemoryRetriever) { r.raw.Expansion = e })
 }
 
-// WithAsOf makes the graph channel answer as of a: only relations valid at
-// that instant are walked (see AsOf), whatever the AsOf of WithExpansion.
-// Without it the channel reads as of WithExpansion's AsOf, by default now,
-// so a relation that has ended is never walked.
+// cloneExpansion returns a copy of e that shares nothing with it, Depth 0
+// read as one hop.
+func cloneExpansion(e TraverseOptions) *TraverseOptions {
+	e.RelationTypes = slices.Clone(e.RelationTypes)
+	if e.Depth == 0 {
+		e.Depth = 1
+	}
+	return &e
+}
+
+// expansion returns the expansion of c, the default when c has none.
+func (c *RetrieverConfig) expansion() TraverseOptions {
+	if c.Expansion == nil {
+		return defaultExpansion
+	}
+	return *c.Expansion
+}
+
+// WithAsOf sets RetrieverConfig.AsOf, for the retriever or for one call:
+// the graph channel answers as of a (only relations valid at that instant
+// are walked, see AsOf), whatever Expansion's AsOf and the question's time
+// words say. Without it the channel reads as of Expansion's AsOf, else of
+// the time the question's words give, else now, so a relation that has
+// ended is never walked.
 func WithAsOf(a AsOf) RetrieverOption {
-	return retrieverOptionFunc(func(r *MemoryRetriever) { r.at = &a })
+	return retrieverOptionFunc(func(r *MemoryRetriever) { r.raw.AsOf = &a })
 }
 
 // WithMaxResults sets RetrieverConfig.MaxResults, for the retriever or
@@ -197,22 +229,31 @@ func WithMaxResults(n int) RetrieverOption {
 	return retrieverOptionFunc(func(r *MemoryRetriever) { r.raw.MaxResults = n })
 }
 
-// WithDepth sets how many hops the graph channel walks from the entities
-// a query names (the Depth of WithExpansion; 0 is one hop), keeping the
-// rest of the expansion.
+// WithDepth sets the Depth of RetrieverConfig.Expansion, for the
+// retriever or for one call: how many hops the graph channel walks from
+// the entities a query names (0 is one hop), keeping the rest of the
+// expansion.
 func WithDepth(n int) RetrieverOption {
 	if n == 0 {
 		n = 1
 	}
-	return retrieverOptionFunc(func(r *MemoryRetriever) { r.expansion.Depth = n }) // a negative n fails the expansion's check
+	return retrieverOptionFunc(func(r *MemoryRetriever) {
+		e := cloneExpansion(r.raw.expansion())
+		e.Depth = n // a negative n fails the expansion's check
+		r.raw.Expansion = e
+	})
 }
 
-// WithRelationTypes restricts the graph channel to these relation types
-// (the RelationTypes of WithExpansion; none: every type), keeping the rest
-// of the expansion.
+// WithRelationTypes sets the RelationTypes of RetrieverConfig.Expansion,
+// for the retriever or for one call: the graph channel walks only these
+// relation types (none: every type), keeping the rest of the expansion.
 func WithRelationTypes(types ...string) RetrieverOption {
 	types = slices.Clone(types)
-	return retrieverOptionFunc(func(r *MemoryRetriever) { r.expansion.RelationTypes = slices.Clone(types) })
+	return retrieverOptionFunc(func(r *MemoryRetriever) {
+		e := cloneExpansion(r.raw.expansion())
+		e.RelationTypes = slices.Clone(types)
+		r.raw.Expansion = e
+	})
 }
 
 // WithNoExpansion sets RetrieverConfig.NoExpansion, for the retriever or
@@ -227,7 +268,6 @@ func WithNoExpansion() RetrieverOption {
 // call or an invalid setting.
 func (r *MemoryRetriever) forCall(opts []RetrieverOption) (*MemoryRetriever, error) {
 	c := *r
-	c.expansion.RelationTypes = slices.Clone(r.expansion.RelationTypes)
 	for i, o := range opts {
 		if o == nil {
 			return nil, fmt.Errorf("kgmem: retrieve: option %d is nil: %w", i, ErrInvalidArgument)
@@ -245,12 +285,13 @@ func (r *MemoryRetriever) forCall(opts []RetrieverOption) (*MemoryRetriever, err
 	return &c, nil
 }
 
-// asOf is the instant the graph channel answers at.
+// asOf is the instant the graph channel answers at, as the retriever's
+// settings give it (the question's time words aside).
 func (r *MemoryRetriever) asOf() AsOf {
-	if r.at != nil {
-		return *r.at
+	if r.cfg.AsOf != nil {
+		return *r.cfg.AsOf
 	}
-	return r.expansion.AsOf
+	return r.cfg.expansion().AsOf
 }
 
 type namedGraph struct {
@@ -268,21 +309,16 @@ type namedStore struct {
 // related to X"), in parallel, as one ranked list. It is safe for
 // concurrent use; its configuration is fixed at construction.
 type MemoryRetriever struct {
-	cfg       RetrieverConfig // defaults applied
-	raw       RetrieverConfig // as given, WithMaxResults applied: what a call's options start from
-	err       error           // the first invalid setting; every Retrieve returns it
-	vocab     *question.Vocab // cfg.Vocabulary, compiled
-	strategy  RetrievalStrategy
-	expansion TraverseOptions
-	at        *AsOf // WithAsOf; nil: expansion.AsOf
-	stores    []namedStore
-	graphs    []namedGraph
+	cfg    RetrieverConfig // defaults applied
+	raw    RetrieverConfig // as given, WithMaxResults applied: what a call's options start from
+	err    error           // the first invalid setting; every Retrieve returns it
+	vocab  *question.Vocab // cfg.Vocabulary, compiled
+	stores []namedStore
+	graphs []namedGraph
 
 	linkEmbedder  Embedder       // WithLinkEmbedder
 	linkThreshold float64        // WithLinkEmbedder
 	meaning       *meaningLinker // built from the two above; nil when off
-	reranker      Reranker       // WithReranker
-	rerankTopN    int            // WithReranker
 }
 
 // NewMemoryRetriever returns a retriever over store (named "store" in
@@ -296,7 +332,14 @@ type MemoryRetriever struct {
 // constructor when it can return one (OpenGraph, OpenStore, OpenMemory)
 // and from the first call otherwise.
 func NewMemoryRetriever(store KnowledgeStore, cfg RetrieverConfig, opts ...RetrieverOption) *MemoryRetriever {
-	r := &MemoryRetriever{raw: cfg, expansion: defaultExpansion, vocab: compileVocabulary(cfg.Vocabulary)}
+	if cfg.Expansion != nil {
+		cfg.Expansion = cloneExpansion(*cfg.Expansion)
+	}
+	if cfg.AsOf != nil {
+		a := *cfg.AsOf
+		cfg.AsOf = &a
+	}
+	r := &MemoryRetriever{raw: cfg, vocab: compileVocabulary(cfg.Vocabulary)}
 	if store != nil {
 		r.stores = append(r.stores, namedStore{"store", store})
 	}
@@ -342,8 +385,8 @@ func (r *MemoryRetriever) config() (RetrieverConfig, error) {
 		return bad("ProvenanceWeight %v outside [0,1]", c.ProvenanceWeight)
 	case c.Fusion > FusionWeighted:
 		return bad("unknown fusion %v", c.Fusion)
-	case r.strategy > GraphOnly:
-		return bad("unknown strategy %v", r.strategy)
+	case c.Strategy > GraphOnly:
+		return bad("unknown strategy %v", c.Strategy)
 	case c.Seed > SeedAlways:
 		return bad("unknown seed mode %v", c.Seed)
 	case c.Spread > SpreadOn:
@@ -358,14 +401,20 @@ func (r *MemoryRetriever) config() (RetrieverConfig, error) {
 		return bad("link threshold %v outside [0,1]", r.linkThreshold)
 	case r.linkEmbedder != nil && modelProblem(r.linkEmbedder.Model()) != "":
 		return bad("WithLinkEmbedder: %s", modelProblem(r.linkEmbedder.Model()))
-	case r.rerankTopN < 0:
-		return bad("negative reranker topN %d", r.rerankTopN)
+	case c.RerankTopN < 0:
+		return bad("negative reranker topN %d", c.RerankTopN)
 	}
-	if err := validateTraverse(&r.expansion); err != nil {
+	if c.Expansion == nil {
+		e := defaultExpansion
+		c.Expansion = &e
+	}
+	if err := validateTraverse(c.Expansion); err != nil {
 		return c, errmsg.Wrap("kgmem: retriever config: expansion", err)
 	}
-	if err := checkAsOf(r.asOf()); err != nil {
-		return c, errmsg.Wrap("kgmem: retriever config: WithAsOf", err)
+	if c.AsOf != nil {
+		if err := checkAsOf(*c.AsOf); err != nil {
+			return c, errmsg.Wrap("kgmem: retriever config: AsOf", err)
+		}
 	}
 	if err := c.Vocabulary.validate(); err != nil {
 		return c, err
@@ -597,16 +646,16 @@ func (r *MemoryRetriever) Retrieve(ctx context.Context, query string, opts ...Re
 func (r *MemoryRetriever) effectiveStrategy() (RetrievalStrategy, error) {
 	hasStores, hasGraphs := len(r.stores) > 0, len(r.graphs) > 0
 	switch {
-	case r.strategy == Hybrid && hasStores && hasGraphs:
+	case r.cfg.Strategy == Hybrid && hasStores && hasGraphs:
 		return Hybrid, nil
-	case (r.strategy == Hybrid || r.strategy == KnowledgeOnly) && hasStores:
+	case (r.cfg.Strategy == Hybrid || r.cfg.Strategy == KnowledgeOnly) && hasStores:
 		return KnowledgeOnly, nil
-	case (r.strategy == Hybrid || r.strategy == GraphOnly) && hasGraphs:
+	case (r.cfg.Strategy == Hybrid || r.cfg.Strategy == GraphOnly) && hasGraphs:
 		return GraphOnly, nil
-	case r.strategy == KnowledgeOnly:
-		return 0, fmt.Errorf("kgmem: retrieve: strategy %v needs a knowledge store: %w", r.strategy, ErrInvalidArgument)
-	case r.strategy == GraphOnly:
-		return 0, fmt.Errorf("kgmem: retrieve: strategy %v needs a knowledge graph: %w", r.strategy, ErrInvalidArgument)
+	case r.cfg.Strategy == KnowledgeOnly:
+		return 0, fmt.Errorf("kgmem: retrieve: strategy %v needs a knowledge store: %w", r.cfg.Strategy, ErrInvalidArgument)
+	case r.cfg.Strategy == GraphOnly:
+		return 0, fmt.Errorf("kgmem: retrieve: strategy %v needs a knowledge graph: %w", r.cfg.Strategy, ErrInvalidArgument)
 	}
 	return 0, fmt.Errorf("kgmem: retrieve: no knowledge store or graph: %w", ErrInvalidArgument)
 }
@@ -692,7 +741,7 @@ func (r *MemoryRetriever) searchGraph(ctx context.Context, gi int, g KnowledgeGr
 
 // walkConfig returns the search configuration of the graph channel.
 func (r *MemoryRetriever) walkConfig() walkConfig {
-	cfg := walkConfig{hops: r.expansion.Depth, dir: r.expansion.Direction, vocab: r.vocab, asOf: r.asOf()}
+	cfg := walkConfig{hops: r.cfg.Expansion.Depth, dir: r.cfg.Expansion.Direction, vocab: r.vocab, asOf: r.asOf()}
 	if r.cfg.NoExpansion {
 		cfg.hops = 0
 	}
@@ -717,7 +766,7 @@ type questionAnswerer interface {
 // walkFromNames).
 func (r *MemoryRetriever) walkNamed(ctx context.Context, g KnowledgeGraph, query string, cfg walkConfig, keep int) ([]graphHit, int, error) {
 	if qa, ok := g.(questionAnswerer); ok {
-		return qa.answer(ctx, query, cfg, r.expansion.RelationTypes, keep)
+		return qa.answer(ctx, query, cfg, r.cfg.Expansion.RelationTypes, keep)
 	}
 	var mentions []EntityMention
 	var err error
@@ -747,7 +796,7 @@ func (r *MemoryRetriever) walkSeeded(ctx context.Context, g KnowledgeGraph, quer
 		cfg.hops = maxHops
 	}
 	if qa, ok := g.(questionAnswerer); ok {
-		return qa.answerFrom(ctx, query, cfg, r.expansion.RelationTypes, keep, seeds)
+		return qa.answerFrom(ctx, query, cfg, r.cfg.Expansion.RelationTypes, keep, seeds)
 	}
 	// Seeds come from the graph's own SourceIndex or from its entities'
 	// vectors, but may have been removed since: keep the ones that exist.
@@ -779,7 +828,7 @@ func (r *MemoryRetriever) walkGeneric(ctx context.Context, g KnowledgeGraph, que
 	var hits []graphHit
 	var linked int
 	read := func(n Neighborhood) error {
-		st := newNeighborStep(n, r.expansion.RelationTypes, cfg.asOf)
+		st := newNeighborStep(n, r.cfg.Expansion.RelationTypes, cfg.asOf)
 		var err error
 		hits, linked, err = answerQuestion(ctx, nil, st, query, makeLinks(st), cfg, keep)
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/kgmem/kgmem"
 	"github.com/stretchr/testify/require"
@@ -109,4 +110,78 @@ func TestRetrievePerCallOptionErrors(t *testing.T) {
 			require.NoError(t, err, "the retriever still answers")
 		})
 	}
+}
+
+// reverseReranker scores items by their position reversed, so that it
+// visibly reorders what it is given.
+type reverseReranker struct{}
+
+func (reverseReranker) Rerank(_ context.Context, _ string, items []kgmem.RetrievalItem) ([]float64, error) {
+	out := make([]float64, len(items))
+	for i := range items {
+		out[i] = float64(i+1) / float64(len(items)+1)
+	}
+	return out, nil
+}
+
+// TestRetrieverOptionsAreConfigFields: every setting option sets one field
+// of RetrieverConfig, so a retriever built with the option answers as one
+// built with the field; NewMemoryRetriever copies what the fields point
+// to, and a bad value in a field fails as the option's does.
+func TestRetrieverOptionsAreConfigFields(t *testing.T) {
+	ctx := context.Background()
+	s, g := callFixture(t)
+	at := kgmem.At(time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC))
+	for _, tc := range []struct {
+		name  string
+		field kgmem.RetrieverConfig
+		opts  []kgmem.RetrieverOption
+	}{
+		{"strategy", kgmem.RetrieverConfig{Strategy: kgmem.GraphOnly}, []kgmem.RetrieverOption{kgmem.WithStrategy(kgmem.GraphOnly)}},
+		{"expansion", kgmem.RetrieverConfig{Strategy: kgmem.GraphOnly, Expansion: &kgmem.TraverseOptions{Depth: 1, Direction: kgmem.Outgoing}},
+			[]kgmem.RetrieverOption{kgmem.WithStrategy(kgmem.GraphOnly), kgmem.WithExpansion(kgmem.TraverseOptions{Depth: 1})}},
+		{"depth", kgmem.RetrieverConfig{Strategy: kgmem.GraphOnly, Expansion: &kgmem.TraverseOptions{Depth: 1, Direction: kgmem.Both}},
+			[]kgmem.RetrieverOption{kgmem.WithStrategy(kgmem.GraphOnly), kgmem.WithDepth(1)}},
+		{"relation types", kgmem.RetrieverConfig{Strategy: kgmem.GraphOnly, Expansion: &kgmem.TraverseOptions{Depth: kgmem.DefaultWalkHops, Direction: kgmem.Both, RelationTypes: []string{"uses"}}},
+			[]kgmem.RetrieverOption{kgmem.WithStrategy(kgmem.GraphOnly), kgmem.WithRelationTypes("uses")}},
+		{"as of", kgmem.RetrieverConfig{Strategy: kgmem.GraphOnly, AsOf: &at}, []kgmem.RetrieverOption{kgmem.WithStrategy(kgmem.GraphOnly), kgmem.WithAsOf(at)}},
+		{"reranker", kgmem.RetrieverConfig{Reranker: reverseReranker{}, RerankTopN: 4}, []kgmem.RetrieverOption{kgmem.WithReranker(reverseReranker{}, 4)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, q := range []string{"what does Apollo use?", "Apollo notes", "who leads Apollo"} {
+				want, err := kgmem.NewMemoryRetriever(s, kgmem.RetrieverConfig{}, append([]kgmem.RetrieverOption{kgmem.WithKnowledgeGraph(g)}, tc.opts...)...).Retrieve(ctx, q)
+				require.NoError(t, err)
+				got, err := kgmem.NewMemoryRetriever(s, tc.field, kgmem.WithKnowledgeGraph(g)).Retrieve(ctx, q)
+				require.NoError(t, err)
+				require.Equal(t, itemIDs(want.Items), itemIDs(got.Items), q)
+				require.Equal(t, want.Strategy, got.Strategy, q)
+				require.Equal(t, want.Stats.Reranked, got.Stats.Reranked, q)
+			}
+		})
+	}
+
+	t.Run("the expansion is copied", func(t *testing.T) {
+		e := &kgmem.TraverseOptions{Depth: 1, Direction: kgmem.Both, RelationTypes: []string{"uses"}}
+		r := kgmem.NewMemoryRetriever(s, kgmem.RetrieverConfig{Strategy: kgmem.GraphOnly, Expansion: e}, kgmem.WithKnowledgeGraph(g))
+		before, err := r.Retrieve(ctx, "what does Apollo use?")
+		require.NoError(t, err)
+		e.Depth, e.RelationTypes[0] = 3, "leads"
+		after, err := r.Retrieve(ctx, "what does Apollo use?")
+		require.NoError(t, err)
+		require.Equal(t, itemIDs(before.Items), itemIDs(after.Items))
+		require.Contains(t, itemIDs(after.Items), "go")
+	})
+
+	t.Run("bad fields", func(t *testing.T) {
+		for _, cfg := range []kgmem.RetrieverConfig{
+			{Strategy: kgmem.RetrievalStrategy(9)},
+			{Expansion: &kgmem.TraverseOptions{Depth: -1}},
+			{Expansion: &kgmem.TraverseOptions{RelationTypes: []string{" "}}},
+			{AsOf: &kgmem.AsOf{Time: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}}, // outside the years valid time takes
+			{RerankTopN: -1},
+		} {
+			_, err := kgmem.NewMemoryRetriever(s, cfg, kgmem.WithKnowledgeGraph(g)).Retrieve(ctx, "Apollo")
+			require.ErrorIs(t, err, kgmem.ErrInvalidArgument, "%+v", cfg)
+		}
+	})
 }

@@ -101,7 +101,7 @@ func strongMentions(ms []EntityMention) []EntityMention {
 // at (WithAsOf, or WithExpansion's AsOf), which wins over the question's
 // words.
 func (r *MemoryRetriever) explicitAsOf() bool {
-	return r.at != nil || r.expansion.AsOf != (AsOf{})
+	return r.cfg.AsOf != nil || r.cfg.expansion().AsOf != (AsOf{})
 }
 
 // readTime resolves the time words of query over g: the instant to walk
