@@ -150,38 +150,31 @@ type ingestRecord struct {
 	Relations []Relation     `json:"relations,omitempty"`
 }
 
-// commitIngest writes pm, the page embedded, and ents and rels under both
-// locks, as one record.
+// commitIngest writes pm, the page embedded, and ents and rels as one
+// write to both parts, recorded as one record.
 func (m *Memory) commitIngest(ctx context.Context, pm *pageMutation, ents []Entity, rels []Relation) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	gm := &mutation{Op: opAddBatch, Entities: ents, Relations: rels}
+	return m.writeBoth(gm, pm, func() error { // after check, with gm's tags and weights normalised
+		return m.log.Append(&ingestRecord{Op: opIngest, Page: pm.Page, Model: pm.Model, Vector: pm.Vector, Entities: gm.Entities, Relations: gm.Relations})
+	})
+}
+
+// writeBoth performs gm and pm as one write composed of the graph's step
+// and the store's (see step.go): both are checked before either lock is
+// taken, then the store's commits inside the graph's, in the lock order,
+// so that record (nil: nothing is recorded) runs under both locks after
+// both resolved, and neither part changes unless it succeeds.
+func (m *Memory) writeBoth(gm *mutation, pm *pageMutation, record func() error) error {
 	if err := m.graph.check(gm); err != nil {
 		return err
 	}
 	if err := m.store.check(pm); err != nil {
 		return err
 	}
-	if err := m.graph.lock(); err != nil {
-		return err
-	}
-	defer m.graph.mu.Unlock()
-	m.store.mu.Lock()
-	defer m.store.mu.Unlock()
-	if err := m.graph.resolve(gm); err != nil {
-		return err
-	}
-	if err := m.store.resolve(pm); err != nil {
-		return err
-	}
-	rec := ingestRecord{Op: opIngest, Page: pm.Page, Model: pm.Model, Vector: pm.Vector, Entities: gm.Entities, Relations: gm.Relations}
-	if err := m.log.Append(&rec); err != nil {
-		return err
-	}
-	m.graph.do(gm)
-	m.store.do(pm)
-	return nil
+	return m.graph.commitWrite(gm, func() error { return m.store.commitWrite(pm, record) })
 }
 
 // Close closes the graph, as InMemoryGraph.Close does, and the files, as
@@ -275,14 +268,9 @@ func (mm memoryMachine) Replay(version int, body []byte) error {
 		if r.Page == nil || r.ID != "" || r.Key != nil || r.Tags != nil || r.Into != "" {
 			return malformed(r.Op)
 		}
+		gm := &mutation{Op: opAddBatch, Entities: r.Entities, Relations: r.Relations, replayed: true}
 		pm := &pageMutation{Op: opPutPage, Page: r.Page, Model: r.Model, Vector: r.Vector}
-		if err := m.store.check(pm); err != nil { // before the graph changes
-			return err
-		}
-		if err := m.graph.replay(&mutation{Op: opAddBatch, Entities: r.Entities, Relations: r.Relations}); err != nil {
-			return err
-		}
-		return m.store.replay(pm)
+		return m.writeBoth(gm, pm, nil)
 	}
 	if r.Page != nil || r.Vector != nil || r.Model != "" {
 		return malformed(r.Op)
