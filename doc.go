@@ -27,7 +27,8 @@
 //
 // [InMemoryGraph] is the reference implementation. Other backends implement
 // [KnowledgeGraph] and prove that they behave the same by passing the
-// conformance suite in package kgmem/kgmemtest.
+// conformance suite in package kgmem/kgmemtest. Package kgmem/render draws
+// a graph, a path search or a retrieval as Graphviz DOT or Mermaid.
 //
 // # Linking by meaning
 //

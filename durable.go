@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"time"
 
 	"github.com/kgmem/kgmem/internal/errmsg"
@@ -277,6 +278,114 @@ func (m storeMachine) Capture(mark func() uint64) wal.Snapshot {
 	return d
 }
 
+// memoryMachine makes a Memory durable: its snapshot is the graph's
+// followed by the store's, with the same seq.
+type memoryMachine struct{ m *Memory }
+
+// memoryData is a memory's snapshot.
+type memoryData struct {
+	graph *graphData
+	pages *pagesData
+}
+
+func (d *memoryData) WriteTo(w io.Writer) (int64, error) { return writeSnapshot(w, d.graph, d.pages) }
+
+func (mm memoryMachine) Load(r io.Reader) (uint64, error) {
+	m := mm.m
+	lr := newLineReader(r, "snapshot")
+	fresh, gh, err := readGraphLines(lr, m.graph.newEmpty())
+	var schema Schema
+	if err == nil && gh.Schema != nil {
+		if schema, err = gh.Schema.normalized(); err == nil && (schema.empty() || !reflect.DeepEqual(schema, gh.Schema.Schema)) {
+			err = fmt.Errorf("schema not in the form kgmem writes (not empty, single-valued types sorted and distinct, no type without phrases): %w", ErrInvalidArgument)
+		}
+		if err != nil {
+			err = withContext(err, "snapshot line 1: header")
+		}
+	}
+	var ph pagesHeader
+	if err == nil {
+		ph, err = readPagesLines(lr, m.store) // nobody holds the store yet
+	}
+	if err := lr.done(err); err != nil {
+		return 0, err
+	}
+	if gh.Seq != ph.Seq {
+		return 0, fmt.Errorf("kgmem: snapshot: graph seq %d, pages seq %d: %w", gh.Seq, ph.Seq, ErrInvalidArgument)
+	}
+	m.graph.adopt(fresh)
+	m.setSchema(schema)
+	return gh.Seq, nil
+}
+
+// memoryRecord is any record of a memory's journal.
+type memoryRecord struct {
+	Op        mutationOp     `json:"op"`
+	Entities  []Entity       `json:"entities,omitempty"`
+	Relations []Relation     `json:"relations,omitempty"`
+	ID        string         `json:"id,omitempty"`
+	Into      string         `json:"into,omitempty"`
+	Key       *RelationKey   `json:"key,omitempty"`
+	Tags      []string       `json:"tags,omitempty"`
+	Page      *KnowledgePage `json:"page,omitempty"`
+	Model     string         `json:"model,omitempty"`
+	Vector    vector         `json:"vector,omitempty"`
+	Schema    *storedSchema  `json:"schema,omitempty"`
+}
+
+var memoryRecordNames = jsonNames(reflect.TypeFor[memoryRecord]())
+
+func (mm memoryMachine) Replay(version int, body []byte) error {
+	m := mm.m
+	var r memoryRecord
+	if err := decodeStrict(body, &r, memoryRecordNames); err != nil {
+		return fmt.Errorf("kgmem: record: %v: %w", err, ErrInvalidArgument)
+	}
+	if (r.Op == opSetSchema) != (r.Schema != nil) {
+		return malformed(r.Op)
+	}
+	switch r.Op {
+	case opSetSchema:
+		if r.Entities != nil || r.Relations != nil || r.ID != "" || r.Into != "" || r.Key != nil || r.Tags != nil || r.Page != nil || r.Model != "" || r.Vector != nil {
+			return malformed(r.Op)
+		}
+		return m.replaySchema(r.Schema)
+	case opPutPage, opDeletePage:
+		if r.Entities != nil || r.Relations != nil || r.Key != nil || r.Tags != nil || r.Into != "" {
+			return malformed(r.Op)
+		}
+		return m.store.replay(&pageMutation{Op: r.Op, Page: r.Page, ID: r.ID, Model: r.Model, Vector: r.Vector})
+	case opIngest:
+		if r.Page == nil || r.ID != "" || r.Key != nil || r.Tags != nil || r.Into != "" {
+			return malformed(r.Op)
+		}
+		gm := &mutation{Op: opAddBatch, Entities: r.Entities, Relations: r.Relations, replayed: true}
+		pm := &pageMutation{Op: opPutPage, Page: r.Page, Model: r.Model, Vector: r.Vector}
+		return m.writeBoth(gm, pm, nil)
+	}
+	if r.Page != nil || r.Vector != nil || r.Model != "" {
+		return malformed(r.Op)
+	}
+	return m.graph.replay(&mutation{Op: r.Op, Entities: r.Entities, Relations: r.Relations, ID: r.ID, Into: r.Into, Key: r.Key, Tags: r.Tags})
+}
+
+func (mm memoryMachine) Capture(mark func() uint64) wal.Snapshot {
+	m := mm.m
+	m.graph.mu.RLock()
+	m.store.mu.RLock()
+	d := &memoryData{graph: m.graph.capture(), pages: m.store.capture()}
+	if s := m.schema.Load(); !s.empty() {
+		d.graph.schema = &storedSchema{s.clone()}
+	}
+	d.graph.seq = mark()
+	d.pages.seq = d.graph.seq
+	m.store.mu.RUnlock()
+	m.graph.mu.RUnlock()
+	d.graph.sort()
+	d.pages.sort()
+	return d
+}
+
 // DurableGraph is an InMemoryGraph kept in a directory: every write is
 // journaled before it returns, and OpenGraph finds it again after a
 // restart or a crash (see Durable memory in the package documentation).
@@ -340,6 +449,27 @@ func journalGraph(log *wal.Log, g *InMemoryGraph, m *mutation) error {
 	}
 	return log.Append(m)
 }
+
+// journalParts makes log, a memory's journal, the journal of g and s, its
+// graph and store: every write of either is one record, and replacing one
+// of them alone (ReadFrom) is refused, since a memory's snapshot holds
+// both.
+func journalParts(log *wal.Log, g *InMemoryGraph, s *InMemoryKnowledgeStore) {
+	g.journal = func(m *mutation) error {
+		if m.Op == opReplace {
+			return errMemoryReplace
+		}
+		return log.Append(m)
+	}
+	s.journal = func(m *pageMutation) error {
+		if m.Op == opReplace {
+			return errMemoryReplace
+		}
+		return log.Append(m)
+	}
+}
+
+var errMemoryReplace = fmt.Errorf("kgmem: read into a memory's graph or store: a memory is replaced as a whole, not in part: %w", ErrInvalidArgument)
 
 // snapshotData is the contents of a graph or a store, copied for a
 // snapshot.

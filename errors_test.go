@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 
@@ -80,7 +79,6 @@ func TestErrorMessages(t *testing.T) {
 		{"TraverseRelated backend", second(kgmem.TraverseRelated(ctx, lostNeighborhood{}, "a", kgmem.TraverseOptions{})), errLost, `kgmem: related to entity "a": fetch 1 entities: connection lost`},
 		{"TraverseRelated missing", second(kgmem.TraverseRelated(ctx, missingNeighborhood{}, "a", kgmem.TraverseOptions{})), kgmem.ErrNotFound, `kgmem: related to entity "a": not found`},
 		{"TraversePaths missing", secondPath(kgmem.TraversePaths(ctx, missingNeighborhood{}, "a", "b", kgmem.PathOptions{}, 0)), kgmem.ErrNotFound, "source entity"},
-		{"WriteDOT", kgmem.WriteDOT(io.Discard, kgmem.Subgraph{Entities: []kgmem.Entity{{ID: huge + "\xff"}}}, kgmem.VisualOptions{}), kgmem.ErrInvalidArgument, "draw"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,9 +3,6 @@ package kgmem
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
-	"reflect"
 	"sync/atomic"
 
 	"github.com/kgmem/kgmem/internal/quote"
@@ -71,18 +68,7 @@ func OpenMemory(dir string, opts ...DurableOption) (*Memory, error) {
 		return nil, err
 	}
 	m.log = log
-	m.graph.journal = func(mu *mutation) error {
-		if mu.Op == opReplace {
-			return errMemoryReplace
-		}
-		return log.Append(mu)
-	}
-	m.store.journal = func(pm *pageMutation) error {
-		if pm.Op == opReplace {
-			return errMemoryReplace
-		}
-		return log.Append(pm)
-	}
+	journalParts(log, m.graph, m.store)
 	if s, ok := c.declaredSchema(m.Schema()); ok {
 		if err := m.SetSchema(context.Background(), s); err != nil {
 			log.Close()
@@ -91,8 +77,6 @@ func OpenMemory(dir string, opts ...DurableOption) (*Memory, error) {
 	}
 	return m, nil
 }
-
-var errMemoryReplace = fmt.Errorf("kgmem: read into a memory's graph or store: a memory is replaced as a whole, not in part: %w", ErrInvalidArgument)
 
 // Graph returns the memory's knowledge graph.
 func (m *Memory) Graph() *InMemoryGraph { return m.graph }
@@ -150,38 +134,31 @@ type ingestRecord struct {
 	Relations []Relation     `json:"relations,omitempty"`
 }
 
-// commitIngest writes pm, the page embedded, and ents and rels under both
-// locks, as one record.
+// commitIngest writes pm, the page embedded, and ents and rels as one
+// write to both parts, recorded as one record.
 func (m *Memory) commitIngest(ctx context.Context, pm *pageMutation, ents []Entity, rels []Relation) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	gm := &mutation{Op: opAddBatch, Entities: ents, Relations: rels}
+	return m.writeBoth(gm, pm, func() error { // after check, with gm's tags and weights normalised
+		return m.log.Append(&ingestRecord{Op: opIngest, Page: pm.Page, Model: pm.Model, Vector: pm.Vector, Entities: gm.Entities, Relations: gm.Relations})
+	})
+}
+
+// writeBoth performs gm and pm as one write composed of the graph's step
+// and the store's (see step.go): both are checked before either lock is
+// taken, then the store's commits inside the graph's, in the lock order,
+// so that record (nil: nothing is recorded) runs under both locks after
+// both resolved, and neither part changes unless it succeeds.
+func (m *Memory) writeBoth(gm *mutation, pm *pageMutation, record func() error) error {
 	if err := m.graph.check(gm); err != nil {
 		return err
 	}
 	if err := m.store.check(pm); err != nil {
 		return err
 	}
-	if err := m.graph.lock(); err != nil {
-		return err
-	}
-	defer m.graph.mu.Unlock()
-	m.store.mu.Lock()
-	defer m.store.mu.Unlock()
-	if err := m.graph.resolve(gm); err != nil {
-		return err
-	}
-	if err := m.store.resolve(pm); err != nil {
-		return err
-	}
-	rec := ingestRecord{Op: opIngest, Page: pm.Page, Model: pm.Model, Vector: pm.Vector, Entities: gm.Entities, Relations: gm.Relations}
-	if err := m.log.Append(&rec); err != nil {
-		return err
-	}
-	m.graph.do(gm)
-	m.store.do(pm)
-	return nil
+	return m.graph.commitWrite(gm, func() error { return m.store.commitWrite(pm, record) })
 }
 
 // Close closes the graph, as InMemoryGraph.Close does, and the files, as
@@ -192,117 +169,4 @@ func (m *Memory) Close() error {
 		return err
 	}
 	return m.log.Close()
-}
-
-// memoryMachine makes a Memory durable: its snapshot is the graph's
-// followed by the store's, with the same seq.
-type memoryMachine struct{ m *Memory }
-
-// memoryData is a memory's snapshot.
-type memoryData struct {
-	graph *graphData
-	pages *pagesData
-}
-
-func (d *memoryData) WriteTo(w io.Writer) (int64, error) { return writeSnapshot(w, d.graph, d.pages) }
-
-func (mm memoryMachine) Load(r io.Reader) (uint64, error) {
-	m := mm.m
-	lr := newLineReader(r, "snapshot")
-	fresh, gh, err := readGraphLines(lr, m.graph.newEmpty())
-	var schema Schema
-	if err == nil && gh.Schema != nil {
-		if schema, err = gh.Schema.normalized(); err == nil && (schema.empty() || !reflect.DeepEqual(schema, gh.Schema.Schema)) {
-			err = fmt.Errorf("schema not in the form kgmem writes (not empty, single-valued types sorted and distinct, no type without phrases): %w", ErrInvalidArgument)
-		}
-		if err != nil {
-			err = withContext(err, "snapshot line 1: header")
-		}
-	}
-	var ph pagesHeader
-	if err == nil {
-		ph, err = readPagesLines(lr, m.store) // nobody holds the store yet
-	}
-	if err := lr.done(err); err != nil {
-		return 0, err
-	}
-	if gh.Seq != ph.Seq {
-		return 0, fmt.Errorf("kgmem: snapshot: graph seq %d, pages seq %d: %w", gh.Seq, ph.Seq, ErrInvalidArgument)
-	}
-	m.graph.adopt(fresh)
-	m.setSchema(schema)
-	return gh.Seq, nil
-}
-
-// memoryRecord is any record of a memory's journal.
-type memoryRecord struct {
-	Op        mutationOp     `json:"op"`
-	Entities  []Entity       `json:"entities,omitempty"`
-	Relations []Relation     `json:"relations,omitempty"`
-	ID        string         `json:"id,omitempty"`
-	Into      string         `json:"into,omitempty"`
-	Key       *RelationKey   `json:"key,omitempty"`
-	Tags      []string       `json:"tags,omitempty"`
-	Page      *KnowledgePage `json:"page,omitempty"`
-	Model     string         `json:"model,omitempty"`
-	Vector    vector         `json:"vector,omitempty"`
-	Schema    *storedSchema  `json:"schema,omitempty"`
-}
-
-var memoryRecordNames = jsonNames(reflect.TypeFor[memoryRecord]())
-
-func (mm memoryMachine) Replay(version int, body []byte) error {
-	m := mm.m
-	var r memoryRecord
-	if err := decodeStrict(body, &r, memoryRecordNames); err != nil {
-		return fmt.Errorf("kgmem: record: %v: %w", err, ErrInvalidArgument)
-	}
-	if (r.Op == opSetSchema) != (r.Schema != nil) {
-		return malformed(r.Op)
-	}
-	switch r.Op {
-	case opSetSchema:
-		if r.Entities != nil || r.Relations != nil || r.ID != "" || r.Into != "" || r.Key != nil || r.Tags != nil || r.Page != nil || r.Model != "" || r.Vector != nil {
-			return malformed(r.Op)
-		}
-		return m.replaySchema(r.Schema)
-	case opPutPage, opDeletePage:
-		if r.Entities != nil || r.Relations != nil || r.Key != nil || r.Tags != nil || r.Into != "" {
-			return malformed(r.Op)
-		}
-		return m.store.replay(&pageMutation{Op: r.Op, Page: r.Page, ID: r.ID, Model: r.Model, Vector: r.Vector})
-	case opIngest:
-		if r.Page == nil || r.ID != "" || r.Key != nil || r.Tags != nil || r.Into != "" {
-			return malformed(r.Op)
-		}
-		pm := &pageMutation{Op: opPutPage, Page: r.Page, Model: r.Model, Vector: r.Vector}
-		if err := m.store.check(pm); err != nil { // before the graph changes
-			return err
-		}
-		if err := m.graph.replay(&mutation{Op: opAddBatch, Entities: r.Entities, Relations: r.Relations}); err != nil {
-			return err
-		}
-		return m.store.replay(pm)
-	}
-	if r.Page != nil || r.Vector != nil || r.Model != "" {
-		return malformed(r.Op)
-	}
-	return m.graph.replay(&mutation{Op: r.Op, Entities: r.Entities, Relations: r.Relations, ID: r.ID, Into: r.Into, Key: r.Key, Tags: r.Tags})
-}
-
-func (mm memoryMachine) Capture(mark func() uint64) wal.Snapshot {
-	m := mm.m
-	m.graph.mu.RLock()
-	m.store.mu.RLock()
-	d := &memoryData{graph: m.graph.capture(), pages: m.store.capture()}
-	if s := m.schema.Load(); !s.empty() {
-		d.graph.schema = &storedSchema{s.clone()}
-	}
-	d.graph.seq = mark()
-	d.pages.seq = d.graph.seq
-	m.store.mu.RUnlock()
-	m.graph.mu.RUnlock()
-	d.graph.sort()
-	d.pages.sort()
-	return d
 }

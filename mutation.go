@@ -11,8 +11,8 @@ import (
 
 // mutation is one write to a graph, as a value. Every write method builds
 // one and hands it to apply, and so does a journal's replay: apply is the
-// only way a graph changes, and journal, called from commit, the only
-// place a write is recorded. The exported fields are the journal's record
+// only way a graph changes, and journal, called from its step's commit,
+// the only place a write is recorded. The exported fields are the journal's record
 // (see Durable memory in the package documentation); entities carry their
 // normalised tags and relations their stored weight once check has run.
 type mutation struct {
@@ -63,7 +63,9 @@ const (
 	opSetSchema      mutationOp = "set_schema" // Memory.SetSchema
 )
 
-// apply performs m: check outside the lock, then commit under it.
+// apply performs m, the graph's write step (see step.go): check outside
+// the lock, then commitWrite, recorded by the graph's journal when it has
+// one.
 func (g *InMemoryGraph) apply(ctx context.Context, m *mutation) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -71,36 +73,17 @@ func (g *InMemoryGraph) apply(ctx context.Context, m *mutation) error {
 	if err := g.check(m); err != nil {
 		return err
 	}
-	if err := g.lock(); err != nil {
-		return err
+	var journal func() error
+	if g.journal != nil {
+		journal = func() error { return g.journal(m) }
 	}
-	defer g.mu.Unlock()
-	return g.commit(m)
+	return g.commitWrite(m, journal)
 }
 
 // replay applies m, a record read from a journal.
 func (g *InMemoryGraph) replay(m *mutation) error {
 	m.replayed = true
 	return g.apply(context.Background(), m)
-}
-
-// commit resolves m against the graph, records it in the journal if the
-// graph has one, and applies it; the caller holds g.mu for writing. A
-// write whose record fails is not applied.
-func (g *InMemoryGraph) commit(m *mutation) error {
-	if err := g.resolve(m); err != nil {
-		return err
-	}
-	if m.noop {
-		return nil
-	}
-	if g.journal != nil {
-		if err := g.journal(m); err != nil {
-			return err
-		}
-	}
-	g.do(m)
-	return nil
 }
 
 // check validates m on its own and prepares what applying it needs,

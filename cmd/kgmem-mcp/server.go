@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/render"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -622,7 +623,7 @@ func (t tools) draw(ctx context.Context, _ *mcp.CallToolRequest, in DrawInput) (
 	if modes != 1 {
 		return nil, out, toolError(tool, "give exactly one of entity_id, from and to, or query")
 	}
-	var sg kgmem.Subgraph
+	var sg render.Subgraph
 	switch {
 	case in.EntityID != "":
 		start, err := t.mustEntity(ctx, tool, "entity_id", in.EntityID)
@@ -637,24 +638,24 @@ func (t tools) draw(ctx context.Context, _ *mcp.CallToolRequest, in DrawInput) (
 		if err != nil {
 			return nil, out, t.kgError(tool, err)
 		}
-		sg = kgmem.RelatedSubgraph(start, res)
+		sg = render.Related(start, res)
 	case in.Query != "":
 		res, err := t.mem.Retriever().Retrieve(ctx, in.Query)
 		if err != nil {
 			return nil, out, t.kgError(tool, err)
 		}
-		sg = kgmem.RetrievalSubgraph(res)
+		sg = render.Retrieval(res)
 	default:
 		res, err := t.findPaths(ctx, tool, PathsInput{From: in.From, To: in.To})
 		if err != nil {
 			return nil, out, err
 		}
-		if sg, err = kgmem.PathsSubgraph(ctx, t.mem.Graph(), res); err != nil {
+		if sg, err = render.Paths(ctx, t.mem.Graph(), res); err != nil {
 			return nil, out, t.kgError(tool, err)
 		}
 	}
 	var b bytes.Buffer
-	if err := kgmem.WriteMermaid(&b, sg, kgmem.VisualOptions{}); err != nil {
+	if err := render.Mermaid(&b, sg, render.Options{}); err != nil {
 		return nil, out, t.kgError(tool, err)
 	}
 	out.Mermaid = b.String()

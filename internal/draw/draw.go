@@ -2,7 +2,7 @@
 // Mermaid flowchart: the text, its quoting and escaping, and the colours.
 //
 // It works on plain nodes and edges, already checked, deduplicated and
-// ordered by package kgmem (see kgmem.WriteDOT and kgmem.WriteMermaid,
+// ordered by package render (see render.DOT and render.Mermaid,
 // which document the output its users see); it never fails.
 package draw
 

@@ -1,4 +1,18 @@
-package kgmem
+// Package render draws a piece of an agent's memory — a kgmem graph, a path
+// search, a GetRelated or a Retrieve result — as Graphviz DOT or as a
+// Mermaid flowchart.
+//
+// It sits above package kgmem and uses only its exported API: build a
+// Subgraph with Graph, Related, Paths or Retrieval (or fill one by hand),
+// then write it with DOT or Mermaid:
+//
+//	sg, err := render.Paths(ctx, g, res)
+//	...
+//	err = render.Mermaid(os.Stdout, sg, render.Options{})
+//
+// Output is deterministic, labels are escaped for each format, and
+// non-ASCII text stays UTF-8.
+package render
 
 import (
 	"cmp"
@@ -11,17 +25,18 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/internal/draw"
 	"github.com/kgmem/kgmem/internal/quote"
 )
 
-// Subgraph is a piece of an agent's memory to draw with WriteDOT or
-// WriteMermaid: entities, the relations between them, knowledge pages and
+// Subgraph is a piece of an agent's memory to draw with DOT or
+// Mermaid: entities, the relations between them, knowledge pages and
 // the citations that link entities to pages, and optionally one path to
 // highlight.
 //
-// A Subgraph is a plain value; build one with GraphSubgraph, RelatedSubgraph,
-// PathsSubgraph or RetrievalSubgraph, or fill the fields directly. The
+// A Subgraph is a plain value; build one with Graph, Related, Paths or
+// Retrieval, or fill the fields directly. The
 // writers never modify it. They draw it by these rules:
 //   - An entity ID may appear more than once; it is drawn once. Among the
 //     copies the writers keep the one with a Type, then the one with a Name,
@@ -40,14 +55,14 @@ import (
 type Subgraph struct {
 	// Entities are the nodes, labelled with their Name (their ID when the
 	// name is empty) and Type.
-	Entities []Entity
+	Entities []kgmem.Entity
 	// Relations are the edges between entities, labelled with their Type
 	// and Weight, and with their valid time on a second line when they
 	// have one ("2024-03 → 2025-06"). A relation with a ValidTo, a fact
 	// that ended, is drawn dashed (DOT style "dashed", Mermaid "-.->").
-	Relations []Relation
+	Relations []kgmem.Relation
 	// Pages are knowledge pages, drawn with a shape of their own.
-	Pages []KnowledgePage
+	Pages []kgmem.KnowledgePage
 	// Citations link an entity to a page that mentions it; they are drawn
 	// as "mentioned_in" edges from the entity to the page.
 	Citations []Citation
@@ -57,7 +72,7 @@ type Subgraph struct {
 	// len(EntityIDs)-1 relations must be a drawn relation (matched by key)
 	// joining consecutive entities, in either direction; otherwise the
 	// writers return ErrInvalidArgument.
-	Highlight Path
+	Highlight kgmem.Path
 }
 
 // Citation records that a knowledge page mentions an entity.
@@ -66,9 +81,9 @@ type Citation struct {
 	PageID   string // the page that mentions it, a Page of the Subgraph
 }
 
-// VisualOptions configures WriteDOT and WriteMermaid. The zero value draws
+// Options configures DOT and Mermaid. The zero value draws
 // left to right with entity types and relation weights shown.
-type VisualOptions struct {
+type Options struct {
 	// HideWeights leaves relation weights out of edge labels, which then
 	// hold the relation type alone. By default an edge reads
 	// "works_on 0.9": the weight with at most three significant digits.
@@ -88,10 +103,10 @@ type VisualOptions struct {
 	FontName string
 }
 
-// GraphSubgraph returns every entity and relation of g, ordered by ID and
+// Graph returns every entity and relation of g, ordered by ID and
 // key, with nothing highlighted. Cost: O(n log n + m log m) for n entities
 // and m relations; the result holds copies.
-func GraphSubgraph(ctx context.Context, g *InMemoryGraph) (Subgraph, error) {
+func Graph(ctx context.Context, g *kgmem.InMemoryGraph) (Subgraph, error) {
 	entities, err := g.Entities(ctx)
 	if err != nil {
 		return Subgraph{}, err
@@ -103,28 +118,28 @@ func GraphSubgraph(ctx context.Context, g *InMemoryGraph) (Subgraph, error) {
 	return Subgraph{Entities: entities, Relations: relations}, nil
 }
 
-// RelatedSubgraph returns what a GetRelated call reached: start, every
+// Related returns what a GetRelated call reached: start, every
 // result entity and the relations along every result's path, with nothing
 // highlighted. An entity on a path that is not itself a result (a Limit can
 // cut it) is drawn with its ID as its label.
-func RelatedSubgraph(start Entity, related []ScoredEntity) Subgraph {
-	sg := Subgraph{Entities: []Entity{start}}
+func Related(start kgmem.Entity, related []kgmem.ScoredEntity) Subgraph {
+	sg := Subgraph{Entities: []kgmem.Entity{start}}
 	for _, r := range related {
 		sg.Entities = append(sg.Entities, r.Entity)
 		for _, id := range r.Path {
-			sg.Entities = append(sg.Entities, Entity{ID: id})
+			sg.Entities = append(sg.Entities, kgmem.Entity{ID: id})
 		}
 		sg.Relations = append(sg.Relations, r.Relations...)
 	}
 	return sg
 }
 
-// PathsSubgraph returns the entities and relations of every path in res,
+// Paths returns the entities and relations of every path in res,
 // with the best path (res.Paths[0]) highlighted. It asks g for each entity
 // on the paths, once, in ID order, to label it; an entity g no longer holds
 // is drawn with its ID as its label. An error from g (for example ctx.Err())
 // is returned as is.
-func PathsSubgraph(ctx context.Context, g KnowledgeGraph, res PathResult) (Subgraph, error) {
+func Paths(ctx context.Context, g kgmem.KnowledgeGraph, res kgmem.PathResult) (Subgraph, error) {
 	var sg Subgraph
 	var ids []string
 	for _, p := range res.Paths {
@@ -138,7 +153,7 @@ func PathsSubgraph(ctx context.Context, g KnowledgeGraph, res PathResult) (Subgr
 			return Subgraph{}, err
 		}
 		if !ok {
-			e = Entity{ID: id}
+			e = kgmem.Entity{ID: id}
 		}
 		sg.Entities = append(sg.Entities, e)
 	}
@@ -148,21 +163,21 @@ func PathsSubgraph(ctx context.Context, g KnowledgeGraph, res PathResult) (Subgr
 	return sg, nil
 }
 
-// RetrievalSubgraph returns what a Retrieve call found: every entity item,
+// Retrieval returns what a Retrieve call found: every entity item,
 // the entities and relations on its path (labelled with the item's
 // PathNames), and every page item. A page that the graph channel surfaced
 // (its Path is not empty) is linked by a Citation to the last entity of its
 // path, together with that path; a page the text search alone found is
 // drawn on its own. Nothing is highlighted; to emphasise one item's
 // explanation set Highlight to
-// Path{EntityIDs: item.Path, Relations: item.Relations}.
-func RetrievalSubgraph(res RetrievalResult) Subgraph {
+// kgmem.Path{EntityIDs: item.Path, Relations: item.Relations}.
+func Retrieval(res kgmem.RetrievalResult) Subgraph {
 	var sg Subgraph
 	for _, it := range res.Items {
 		switch {
-		case it.Kind == ItemEntity && it.Entity != nil:
+		case it.Kind == kgmem.ItemEntity && it.Entity != nil:
 			sg.Entities = append(sg.Entities, *it.Entity)
-		case it.Kind == ItemPage && it.Page != nil:
+		case it.Kind == kgmem.ItemPage && it.Page != nil:
 			sg.Pages = append(sg.Pages, *it.Page)
 			if n := len(it.Path); n > 0 {
 				sg.Citations = append(sg.Citations, Citation{EntityID: it.Path[n-1], PageID: it.Page.ID})
@@ -171,7 +186,7 @@ func RetrievalSubgraph(res RetrievalResult) Subgraph {
 			continue
 		}
 		for i, id := range it.Path {
-			e := Entity{ID: id}
+			e := kgmem.Entity{ID: id}
 			if i < len(it.PathNames) {
 				e.Name = it.PathNames[i]
 			}
@@ -182,7 +197,7 @@ func RetrievalSubgraph(res RetrievalResult) Subgraph {
 	return sg
 }
 
-// WriteDOT writes sg to w as a Graphviz digraph, for `dot -Tsvg`.
+// DOT writes sg to w as a Graphviz digraph, for `dot -Tsvg`.
 //
 // Entities are rounded boxes whose DOT node ID is the entity ID; pages are
 // notes whose node ID is the page ID behind a prefix ("page:", repeated
@@ -204,13 +219,13 @@ func RetrievalSubgraph(res RetrievalResult) Subgraph {
 // and keeps the other sequences as written, which is harmless: the mapping
 // is one-to-one, so distinct entities stay distinct nodes.
 //
-// WriteDOT checks sg and opts before writing anything: an entity or page
+// DOT checks sg and opts before writing anything: an entity or page
 // with an empty ID, a relation with an empty type or a NaN or infinite
 // weight, a drawn string that is not valid UTF-8, an inconsistent Highlight
-// or an unknown RankDir returns an error wrapping ErrInvalidArgument and
+// or an unknown RankDir returns an error wrapping kgmem.ErrInvalidArgument and
 // writes nothing. The text is written with one call to w; an error from w
 // is returned wrapped. Cost: O(n log n) in the size of sg.
-func WriteDOT(w io.Writer, sg Subgraph, opts VisualOptions) error {
+func DOT(w io.Writer, sg Subgraph, opts Options) error {
 	d, err := prepare(sg, opts)
 	if err != nil {
 		return err
@@ -218,7 +233,7 @@ func WriteDOT(w io.Writer, sg Subgraph, opts VisualOptions) error {
 	return writeAll(w, draw.DOT(d, opts.FontName), "DOT")
 }
 
-// WriteMermaid writes sg to w as a Mermaid flowchart, for Markdown that
+// Mermaid writes sg to w as a Mermaid flowchart, for Markdown that
 // renders Mermaid (GitHub, GitLab, many wikis).
 //
 // Node IDs are n0, n1, … in drawing order (entities by ID, then pages by
@@ -228,15 +243,15 @@ func WriteDOT(w io.Writer, sg Subgraph, opts VisualOptions) error {
 // The highlighted path's nodes get the class "highlight" (a classDef line)
 // and its edges a linkStyle line that lists their indexes in edge order.
 //
-// Labels are normalised as in WriteDOT, then these characters are written
+// Labels are normalised as in DOT, then these characters are written
 // as Mermaid entity codes: '"' #quot;, '&' #amp;, '<' #lt;, '>' #gt;,
 // '#' #35;, ';' #59;, '`' #96;, '|' #124;. A line break is written <br/>.
 // Everything else, Chinese and emoji included, is kept as UTF-8.
 //
-// WriteMermaid checks sg and opts exactly as WriteDOT does, writes nothing
+// Mermaid checks sg and opts exactly as DOT does, writes nothing
 // when they are invalid, and writes the text with one call to w; an error
 // from w is returned wrapped.
-func WriteMermaid(w io.Writer, sg Subgraph, opts VisualOptions) error {
+func Mermaid(w io.Writer, sg Subgraph, opts Options) error {
 	d, err := prepare(sg, opts)
 	if err != nil {
 		return err
@@ -245,20 +260,20 @@ func WriteMermaid(w io.Writer, sg Subgraph, opts VisualOptions) error {
 }
 
 // prepare validates sg and opts and lays the subgraph out in drawing order.
-func prepare(sg Subgraph, opts VisualOptions) (*draw.Drawing, error) {
+func prepare(sg Subgraph, opts Options) (*draw.Drawing, error) {
 	d := &draw.Drawing{RankDir: opts.RankDir}
 	switch d.RankDir {
 	case "":
 		d.RankDir = "LR"
 	case "LR", "RL", "TB", "BT":
 	default:
-		return nil, fmt.Errorf("kgmem: draw: rank direction %s is not LR, RL, TB or BT: %w", quote.Value(opts.RankDir), ErrInvalidArgument)
+		return nil, fmt.Errorf("kgmem: draw: rank direction %s is not LR, RL, TB or BT: %w", quote.Value(opts.RankDir), kgmem.ErrInvalidArgument)
 	}
 	if !utf8.ValidString(opts.FontName) {
-		return nil, fmt.Errorf("kgmem: draw: font name %s is not valid UTF-8: %w", quote.Value(opts.FontName), ErrInvalidArgument)
+		return nil, fmt.Errorf("kgmem: draw: font name %s is not valid UTF-8: %w", quote.Value(opts.FontName), kgmem.ErrInvalidArgument)
 	}
 
-	entities := make(map[string]Entity, len(sg.Entities))
+	entities := make(map[string]kgmem.Entity, len(sg.Entities))
 	for _, e := range sg.Entities {
 		if err := checkDrawn("entity", e.ID, e.ID, e.Name, e.Type); err != nil {
 			return nil, err
@@ -267,7 +282,7 @@ func prepare(sg Subgraph, opts VisualOptions) (*draw.Drawing, error) {
 			entities[e.ID] = e
 		}
 	}
-	pages := make(map[string]KnowledgePage, len(sg.Pages))
+	pages := make(map[string]kgmem.KnowledgePage, len(sg.Pages))
 	for _, p := range sg.Pages {
 		if err := checkDrawn("page", p.ID, p.ID, p.Title); err != nil {
 			return nil, err
@@ -276,7 +291,7 @@ func prepare(sg Subgraph, opts VisualOptions) (*draw.Drawing, error) {
 			pages[p.ID] = p
 		}
 	}
-	relations := make(map[RelationKey]Relation, len(sg.Relations))
+	relations := make(map[kgmem.RelationKey]kgmem.Relation, len(sg.Relations))
 	for _, r := range sg.Relations {
 		if err := checkRelation(r); err != nil {
 			return nil, err
@@ -289,7 +304,7 @@ func prepare(sg Subgraph, opts VisualOptions) (*draw.Drawing, error) {
 	citations := make(map[Citation]struct{}, len(sg.Citations))
 	for _, c := range sg.Citations {
 		if !utf8.ValidString(c.EntityID) || !utf8.ValidString(c.PageID) {
-			return nil, fmt.Errorf("kgmem: draw: citation %s -> page %s is not valid UTF-8: %w", quote.Value(c.EntityID), quote.Value(c.PageID), ErrInvalidArgument)
+			return nil, fmt.Errorf("kgmem: draw: citation %s -> page %s is not valid UTF-8: %w", quote.Value(c.EntityID), quote.Value(c.PageID), kgmem.ErrInvalidArgument)
 		}
 		citations[c] = struct{}{}
 	}
@@ -320,7 +335,7 @@ func prepare(sg Subgraph, opts VisualOptions) (*draw.Drawing, error) {
 	}
 
 	// Edges, dropping those with an endpoint that is not drawn.
-	relEdge := make(map[RelationKey]int, len(relations))
+	relEdge := make(map[kgmem.RelationKey]int, len(relations))
 	for _, k := range sortedKeys(relations, compareKeys) {
 		from, ok1 := entityIdx[k.SourceID]
 		to, ok2 := entityIdx[k.TargetID]
@@ -355,20 +370,20 @@ func prepare(sg Subgraph, opts VisualOptions) (*draw.Drawing, error) {
 
 // highlight marks the nodes and edges of p, which must be a path through
 // the drawn entities and relations.
-func highlight(d *draw.Drawing, p Path, entityIdx map[string]int, relEdge map[RelationKey]int) error {
+func highlight(d *draw.Drawing, p kgmem.Path, entityIdx map[string]int, relEdge map[kgmem.RelationKey]int) error {
 	if len(p.EntityIDs) == 0 {
 		if len(p.Relations) > 0 {
-			return fmt.Errorf("kgmem: draw: highlighted path has %d relations and no entities: %w", len(p.Relations), ErrInvalidArgument)
+			return fmt.Errorf("kgmem: draw: highlighted path has %d relations and no entities: %w", len(p.Relations), kgmem.ErrInvalidArgument)
 		}
 		return nil
 	}
 	if len(p.Relations) != len(p.EntityIDs)-1 {
-		return fmt.Errorf("kgmem: draw: highlighted path has %d entities and %d relations: %w", len(p.EntityIDs), len(p.Relations), ErrInvalidArgument)
+		return fmt.Errorf("kgmem: draw: highlighted path has %d entities and %d relations: %w", len(p.EntityIDs), len(p.Relations), kgmem.ErrInvalidArgument)
 	}
 	for i, id := range p.EntityIDs {
 		n, ok := entityIdx[id]
 		if !ok {
-			return fmt.Errorf("kgmem: draw: highlighted entity %s is not in the subgraph: %w", quote.Value(id), ErrInvalidArgument)
+			return fmt.Errorf("kgmem: draw: highlighted entity %s is not in the subgraph: %w", quote.Value(id), kgmem.ErrInvalidArgument)
 		}
 		d.Nodes[n].Highlight = true
 		if i == 0 {
@@ -378,12 +393,12 @@ func highlight(d *draw.Drawing, p Path, entityIdx map[string]int, relEdge map[Re
 		prev := p.EntityIDs[i-1]
 		if (r.SourceID != prev || r.TargetID != id) && (r.SourceID != id || r.TargetID != prev) {
 			return fmt.Errorf("kgmem: draw: highlighted relation %s does not join %s and %s: %w",
-				describeKey(r.SourceID, r.Type, r.TargetID), quote.Value(prev), quote.Value(id), ErrInvalidArgument)
+				describeKey(r.SourceID, r.Type, r.TargetID), quote.Value(prev), quote.Value(id), kgmem.ErrInvalidArgument)
 		}
 		e, ok := relEdge[r.Key()]
 		if !ok {
 			return fmt.Errorf("kgmem: draw: highlighted relation %s is not in the subgraph: %w",
-				describeKey(r.SourceID, r.Type, r.TargetID), ErrInvalidArgument)
+				describeKey(r.SourceID, r.Type, r.TargetID), kgmem.ErrInvalidArgument)
 		}
 		d.Edges[e].Highlight = true
 	}
@@ -393,47 +408,47 @@ func highlight(d *draw.Drawing, p Path, entityIdx map[string]int, relEdge map[Re
 func checkDrawn(what, id string, fields ...string) error {
 	for _, s := range fields {
 		if !utf8.ValidString(s) {
-			return fmt.Errorf("kgmem: draw: %s %s: %s is not valid UTF-8: %w", what, quote.Value(id), quote.Value(s), ErrInvalidArgument)
+			return fmt.Errorf("kgmem: draw: %s %s: %s is not valid UTF-8: %w", what, quote.Value(id), quote.Value(s), kgmem.ErrInvalidArgument)
 		}
 	}
 	if id == "" {
-		return fmt.Errorf("kgmem: draw: %s with an empty ID: %w", what, ErrInvalidArgument)
+		return fmt.Errorf("kgmem: draw: %s with an empty ID: %w", what, kgmem.ErrInvalidArgument)
 	}
 	return nil
 }
 
-func checkRelation(r Relation) error {
+func checkRelation(r kgmem.Relation) error {
 	if !utf8.ValidString(r.SourceID) || !utf8.ValidString(r.TargetID) || !utf8.ValidString(r.Type) {
-		return fmt.Errorf("kgmem: draw: relation %s is not valid UTF-8: %w", describeKey(r.SourceID, r.Type, r.TargetID), ErrInvalidArgument)
+		return fmt.Errorf("kgmem: draw: relation %s is not valid UTF-8: %w", describeKey(r.SourceID, r.Type, r.TargetID), kgmem.ErrInvalidArgument)
 	}
 	if r.Type == "" {
-		return fmt.Errorf("kgmem: draw: relation %s -> %s has an empty type: %w", quote.Value(r.SourceID), quote.Value(r.TargetID), ErrInvalidArgument)
+		return fmt.Errorf("kgmem: draw: relation %s -> %s has an empty type: %w", quote.Value(r.SourceID), quote.Value(r.TargetID), kgmem.ErrInvalidArgument)
 	}
 	if math.IsNaN(r.Weight) || math.IsInf(r.Weight, 0) {
-		return fmt.Errorf("kgmem: draw: relation %s: weight %v: %w", describeKey(r.SourceID, r.Type, r.TargetID), r.Weight, ErrInvalidArgument)
+		return fmt.Errorf("kgmem: draw: relation %s: weight %v: %w", describeKey(r.SourceID, r.Type, r.TargetID), r.Weight, kgmem.ErrInvalidArgument)
 	}
 	return nil
 }
 
-// preferEntity reports whether a should be drawn rather than b, another
-// copy of the same entity: the order-independent rule documented on
-// Subgraph.
 // preferRelation reports whether a, a copy of b's key, is drawn instead of
 // b: the greater weight, then the later end (an open end last), then the
 // later start, so the order of the copies never changes the output.
-func preferRelation(a, b Relation) bool {
+func preferRelation(a, b kgmem.Relation) bool {
 	if a.Weight != b.Weight {
 		return a.Weight > b.Weight
 	}
-	af, at := validSpan(&a)
-	bf, bt := validSpan(&b)
+	af, at := validSpan(a)
+	bf, bt := validSpan(b)
 	if at != bt {
 		return at > bt
 	}
 	return af > bf
 }
 
-func preferEntity(a, b Entity) bool {
+// preferEntity reports whether a should be drawn rather than b, another
+// copy of the same entity: the order-independent rule documented on
+// Subgraph.
+func preferEntity(a, b kgmem.Entity) bool {
 	if (a.Type != "") != (b.Type != "") {
 		return a.Type != ""
 	}
@@ -443,7 +458,7 @@ func preferEntity(a, b Entity) bool {
 	return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Type, b.Type)) < 0
 }
 
-func preferPage(a, b KnowledgePage) bool {
+func preferPage(a, b kgmem.KnowledgePage) bool {
 	if (a.Title != "") != (b.Title != "") {
 		return a.Title != ""
 	}
@@ -473,3 +488,34 @@ func writeAll(w io.Writer, p []byte, format string) error {
 	}
 	return nil
 }
+
+// storedWeight returns the weight the graph stores for a relation stating
+// w: 1 for 0 (and -0), which means unweighted, and w otherwise.
+func storedWeight(w float64) float64 {
+	if w == 0 {
+		return 1
+	}
+	return w
+}
+
+// validSpan returns r's interval in microseconds for ordering copies, an
+// unknown start as the least value and an open end as the greatest.
+func validSpan(r kgmem.Relation) (from, to int64) {
+	from, to = math.MinInt64, math.MaxInt64
+	if !r.ValidFrom.IsZero() {
+		from = r.ValidFrom.UnixMicro()
+	}
+	if !r.ValidTo.IsZero() {
+		to = r.ValidTo.UnixMicro()
+	}
+	return from, to
+}
+
+// compareKeys orders relation keys by SourceID, TargetID, then Type.
+func compareKeys(a, b kgmem.RelationKey) int {
+	return cmp.Or(strings.Compare(a.SourceID, b.SourceID), strings.Compare(a.TargetID, b.TargetID), strings.Compare(a.Type, b.Type))
+}
+
+// describeKey renders a relation key for an error message, every part
+// quoted and cut to a short prefix: "a" -["works_on"]-> "b".
+func describeKey(sourceID, typ, targetID string) string { return quote.Key(sourceID, typ, targetID) }

@@ -1,4 +1,4 @@
-package kgmem_test
+package render_test
 
 import (
 	"bytes"
@@ -17,18 +17,21 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/kgmemtest"
+	"github.com/kgmem/kgmem/render"
 )
 
 var updateGraph = flag.Bool("update-graph", false, "rewrite docs/graph.dot (and docs/graph.svg when Graphviz is installed)")
 
 // ---------------------------------------------------------------------------
-// A recursive-descent parser for the DOT subset WriteDOT emits:
+// A recursive-descent parser for the DOT subset DOT emits:
 //
 //	graph     = ("digraph" | "graph") [ID] "{" { stmt [";"] } "}"
 //	stmt      = attr_stmt | edge_stmt | node_stmt
@@ -310,7 +313,7 @@ func mustParseDOT(t *testing.T, src string) *dotGraph {
 }
 
 // ---------------------------------------------------------------------------
-// A checker for the Mermaid subset WriteMermaid emits.
+// A checker for the Mermaid subset Mermaid emits.
 
 type mermaidChart struct {
 	dir        string
@@ -460,25 +463,25 @@ func mustParseMermaid(t *testing.T, src string) *mermaidChart {
 // ---------------------------------------------------------------------------
 // Fixtures.
 
-func writeDOT(t *testing.T, sg kgmem.Subgraph, opts kgmem.VisualOptions) string {
+func writeDOT(t *testing.T, sg render.Subgraph, opts render.Options) string {
 	t.Helper()
 	var b bytes.Buffer
-	require.NoError(t, kgmem.WriteDOT(&b, sg, opts))
+	require.NoError(t, render.DOT(&b, sg, opts))
 	return b.String()
 }
 
-func writeMermaid(t *testing.T, sg kgmem.Subgraph, opts kgmem.VisualOptions) string {
+func writeMermaid(t *testing.T, sg render.Subgraph, opts render.Options) string {
 	t.Helper()
 	var b bytes.Buffer
-	require.NoError(t, kgmem.WriteMermaid(&b, sg, opts))
+	require.NoError(t, render.Mermaid(&b, sg, opts))
 	return b.String()
 }
 
 // trickySubgraph holds names and IDs that break naive writers, a page whose
 // ID equals an entity ID, a duplicate relation, dangling relations and
 // citations, and a self-loop.
-func trickySubgraph() kgmem.Subgraph {
-	return kgmem.Subgraph{
+func trickySubgraph() render.Subgraph {
+	return render.Subgraph{
 		Entities: []kgmem.Entity{
 			{ID: `q"uote`, Name: `say "hi"`, Type: "person"},
 			{ID: `back\slash\`, Name: `C:\dir\`},
@@ -507,7 +510,7 @@ func trickySubgraph() kgmem.Subgraph {
 			{ID: `q"uote`, Title: `Page "one"`},
 			{ID: "p2"},
 		},
-		Citations: []kgmem.Citation{
+		Citations: []render.Citation{
 			{EntityID: `q"uote`, PageID: `q"uote`},
 			{EntityID: "emoji", PageID: "p2"},
 			{EntityID: "emoji", PageID: "p2"},
@@ -582,19 +585,19 @@ const readmeFont = "Noto Sans CJK SC, Helvetica, Arial, sans-serif"
 func readmeDOT(t *testing.T) string {
 	ctx := context.Background()
 	g := quickstartGraph(t)
-	sg, err := kgmem.GraphSubgraph(ctx, g)
+	sg, err := render.Graph(ctx, g)
 	require.NoError(t, err)
 	res, err := g.FindPaths(ctx, "person:zhangsan", "person:alice", kgmem.PathOptions{MaxHops: 3, Direction: kgmem.Both})
 	require.NoError(t, err)
 	sg.Highlight = res.Paths[0]
-	return writeDOT(t, sg, kgmem.VisualOptions{FontName: readmeFont})
+	return writeDOT(t, sg, render.Options{FontName: readmeFont})
 }
 
 // ---------------------------------------------------------------------------
 // Tests.
 
-func TestWriteDOTRoundTrip(t *testing.T) {
-	src := writeDOT(t, trickySubgraph(), kgmem.VisualOptions{})
+func TestDOTRoundTrip(t *testing.T) {
+	src := writeDOT(t, trickySubgraph(), render.Options{})
 	g := mustParseDOT(t, src)
 
 	require.Equal(t, "UTF-8", g.defaults["graph"]["charset"])
@@ -618,8 +621,8 @@ func TestWriteDOTRoundTrip(t *testing.T) {
 	require.Contains(t, src, "🚀")
 }
 
-func TestWriteMermaidRoundTrip(t *testing.T) {
-	src := writeMermaid(t, trickySubgraph(), kgmem.VisualOptions{})
+func TestMermaidRoundTrip(t *testing.T) {
+	src := writeMermaid(t, trickySubgraph(), render.Options{})
 	c := mustParseMermaid(t, src)
 
 	require.Equal(t, "LR", c.dir)
@@ -643,10 +646,10 @@ func TestWriteMermaidRoundTrip(t *testing.T) {
 	}
 }
 
-func TestVisualDeterministic(t *testing.T) {
+func TestRenderDeterministic(t *testing.T) {
 	base := trickySubgraph()
-	wantDOT := writeDOT(t, base, kgmem.VisualOptions{})
-	wantMermaid := writeMermaid(t, base, kgmem.VisualOptions{})
+	wantDOT := writeDOT(t, base, render.Options{})
+	wantMermaid := writeMermaid(t, base, render.Options{})
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range 20 {
 		sg := trickySubgraph()
@@ -660,21 +663,21 @@ func TestVisualDeterministic(t *testing.T) {
 		rng.Shuffle(len(sg.Relations), func(a, b int) { sg.Relations[a], sg.Relations[b] = sg.Relations[b], sg.Relations[a] })
 		rng.Shuffle(len(sg.Pages), func(a, b int) { sg.Pages[a], sg.Pages[b] = sg.Pages[b], sg.Pages[a] })
 		rng.Shuffle(len(sg.Citations), func(a, b int) { sg.Citations[a], sg.Citations[b] = sg.Citations[b], sg.Citations[a] })
-		require.Equal(t, wantDOT, writeDOT(t, sg, kgmem.VisualOptions{}), "permutation %d", i)
-		require.Equal(t, wantMermaid, writeMermaid(t, sg, kgmem.VisualOptions{}), "permutation %d", i)
+		require.Equal(t, wantDOT, writeDOT(t, sg, render.Options{}), "permutation %d", i)
+		require.Equal(t, wantMermaid, writeMermaid(t, sg, render.Options{}), "permutation %d", i)
 	}
 }
 
-func TestVisualDoesNotModifySubgraph(t *testing.T) {
+func TestRenderDoesNotModifySubgraph(t *testing.T) {
 	sg := trickySubgraph()
 	slices.Reverse(sg.Entities)
 	before := fmt.Sprint(sg)
-	writeDOT(t, sg, kgmem.VisualOptions{})
-	writeMermaid(t, sg, kgmem.VisualOptions{})
+	writeDOT(t, sg, render.Options{})
+	writeMermaid(t, sg, render.Options{})
 	require.Equal(t, before, fmt.Sprint(sg))
 }
 
-func TestVisualEscaping(t *testing.T) {
+func TestRenderEscaping(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		in      string
@@ -697,27 +700,27 @@ func TestVisualEscaping(t *testing.T) {
 		{"emoji", "👩‍💻 🚀", `"👩‍💻 🚀"`, "👩‍💻 🚀"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sg := kgmem.Subgraph{Entities: []kgmem.Entity{{ID: "x", Name: tc.in}}}
-			dot := writeDOT(t, sg, kgmem.VisualOptions{})
+			sg := render.Subgraph{Entities: []kgmem.Entity{{ID: "x", Name: tc.in}}}
+			dot := writeDOT(t, sg, render.Options{})
 			require.Contains(t, dot, "\t\"x\" [label="+tc.dot+"];\n")
 			mustParseDOT(t, dot)
-			mermaid := writeMermaid(t, sg, kgmem.VisualOptions{})
+			mermaid := writeMermaid(t, sg, render.Options{})
 			require.Contains(t, mermaid, "    n0[\""+tc.mermaid+"\"]\n")
 			mustParseMermaid(t, mermaid)
 		})
 	}
 }
 
-func TestWriteDOTKeepsIDsDistinct(t *testing.T) {
+func TestDOTKeepsIDsDistinct(t *testing.T) {
 	ids := []string{"a\x01", "a\x02", "a\uFFFD", "a\t", "a ", "a\r", "a\n", `a\n`, `a\`, `a"`, `a\"`}
-	var sg kgmem.Subgraph
+	var sg render.Subgraph
 	for _, id := range ids {
 		sg.Entities = append(sg.Entities, kgmem.Entity{ID: id})
 	}
 	for i := 1; i < len(ids); i++ {
 		sg.Relations = append(sg.Relations, kgmem.Relation{SourceID: ids[i-1], TargetID: ids[i], Type: "next", Weight: 1})
 	}
-	g := mustParseDOT(t, writeDOT(t, sg, kgmem.VisualOptions{}))
+	g := mustParseDOT(t, writeDOT(t, sg, render.Options{}))
 	var got []string
 	for _, n := range g.nodes {
 		got = append(got, n.id)
@@ -732,13 +735,13 @@ func TestWriteDOTKeepsIDsDistinct(t *testing.T) {
 	}
 }
 
-func TestWriteDOTPagePrefixAvoidsEntityIDs(t *testing.T) {
-	sg := kgmem.Subgraph{
+func TestDOTPagePrefixAvoidsEntityIDs(t *testing.T) {
+	sg := render.Subgraph{
 		Entities:  []kgmem.Entity{{ID: "page:x"}, {ID: "page:page:y"}},
 		Pages:     []kgmem.KnowledgePage{{ID: "x"}, {ID: "page:y"}},
-		Citations: []kgmem.Citation{{EntityID: "page:x", PageID: "x"}},
+		Citations: []render.Citation{{EntityID: "page:x", PageID: "x"}},
 	}
-	g := mustParseDOT(t, writeDOT(t, sg, kgmem.VisualOptions{}))
+	g := mustParseDOT(t, writeDOT(t, sg, render.Options{}))
 	labels := g.nodeLabels()
 	require.Len(t, labels, 4)
 	require.Equal(t, "x", labels["page:page:page:x"])
@@ -746,8 +749,8 @@ func TestWriteDOTPagePrefixAvoidsEntityIDs(t *testing.T) {
 	require.Equal(t, []dotEdge{{from: "page:x", to: "page:page:page:x", attrs: g.edges[0].attrs}}, g.edges)
 }
 
-func TestVisualOptions(t *testing.T) {
-	sg := kgmem.Subgraph{
+func TestRenderOptions(t *testing.T) {
+	sg := render.Subgraph{
 		Entities: []kgmem.Entity{{ID: "a", Name: "A", Type: "person"}, {ID: "b", Type: "team"}},
 		Relations: []kgmem.Relation{
 			{SourceID: "a", TargetID: "b", Type: "member_of", Weight: 0.72},
@@ -757,15 +760,15 @@ func TestVisualOptions(t *testing.T) {
 		},
 	}
 	for _, tc := range []struct {
-		opts       kgmem.VisualOptions
+		opts       render.Options
 		dir        string
 		nodeLabels []string
 		edgeLabels []string
 	}{
-		{kgmem.VisualOptions{}, "LR", []string{"A\n(person)", "b\n(team)"}, []string{"third 0.333", "member_of 0.72", "has 1", "tiny 0.000125"}},
-		{kgmem.VisualOptions{HideTypes: true, RankDir: "TB"}, "TB", []string{"A", "b"}, []string{"third 0.333", "member_of 0.72", "has 1", "tiny 0.000125"}},
-		{kgmem.VisualOptions{HideWeights: true, RankDir: "BT"}, "BT", []string{"A\n(person)", "b\n(team)"}, []string{"third", "member_of", "has", "tiny"}},
-		{kgmem.VisualOptions{RankDir: "RL"}, "RL", []string{"A\n(person)", "b\n(team)"}, []string{"third 0.333", "member_of 0.72", "has 1", "tiny 0.000125"}},
+		{render.Options{}, "LR", []string{"A\n(person)", "b\n(team)"}, []string{"third 0.333", "member_of 0.72", "has 1", "tiny 0.000125"}},
+		{render.Options{HideTypes: true, RankDir: "TB"}, "TB", []string{"A", "b"}, []string{"third 0.333", "member_of 0.72", "has 1", "tiny 0.000125"}},
+		{render.Options{HideWeights: true, RankDir: "BT"}, "BT", []string{"A\n(person)", "b\n(team)"}, []string{"third", "member_of", "has", "tiny"}},
+		{render.Options{RankDir: "RL"}, "RL", []string{"A\n(person)", "b\n(team)"}, []string{"third 0.333", "member_of 0.72", "has 1", "tiny 0.000125"}},
 	} {
 		g := mustParseDOT(t, writeDOT(t, sg, tc.opts))
 		require.Equal(t, tc.dir, g.defaults["graph"]["rankdir"])
@@ -788,16 +791,16 @@ func TestVisualOptions(t *testing.T) {
 		require.Equal(t, tc.edgeLabels, edges)
 	}
 
-	g := mustParseDOT(t, writeDOT(t, sg, kgmem.VisualOptions{FontName: readmeFont}))
+	g := mustParseDOT(t, writeDOT(t, sg, render.Options{FontName: readmeFont}))
 	for _, kind := range []string{"graph", "node", "edge"} {
 		require.Equal(t, readmeFont, g.defaults[kind]["fontname"], kind)
 	}
 }
 
-func TestVisualRejectsInvalidInput(t *testing.T) {
+func TestRenderRejectsInvalidInput(t *testing.T) {
 	bad := "\xff"
-	ok := func() kgmem.Subgraph {
-		return kgmem.Subgraph{
+	ok := func() render.Subgraph {
+		return render.Subgraph{
 			Entities:  []kgmem.Entity{{ID: "a"}, {ID: "b"}},
 			Relations: []kgmem.Relation{{SourceID: "a", TargetID: "b", Type: "r", Weight: 1}},
 			Pages:     []kgmem.KnowledgePage{{ID: "p"}},
@@ -806,52 +809,52 @@ func TestVisualRejectsInvalidInput(t *testing.T) {
 	ab := kgmem.Relation{SourceID: "a", TargetID: "b", Type: "r", Weight: 1}
 	for _, tc := range []struct {
 		name string
-		edit func(*kgmem.Subgraph, *kgmem.VisualOptions)
+		edit func(*render.Subgraph, *render.Options)
 	}{
-		{"entity ID", func(sg *kgmem.Subgraph, _ *kgmem.VisualOptions) { sg.Entities[0].ID = bad }},
-		{"entity name", func(sg *kgmem.Subgraph, _ *kgmem.VisualOptions) { sg.Entities[0].Name = "x" + bad }},
-		{"entity type", func(sg *kgmem.Subgraph, _ *kgmem.VisualOptions) { sg.Entities[1].Type = bad }},
-		{"empty entity ID", func(sg *kgmem.Subgraph, _ *kgmem.VisualOptions) { sg.Entities[0].ID = "" }},
-		{"relation source", func(sg *kgmem.Subgraph, _ *kgmem.VisualOptions) { sg.Relations[0].SourceID = bad }},
-		{"relation type", func(sg *kgmem.Subgraph, _ *kgmem.VisualOptions) { sg.Relations[0].Type = bad }},
-		{"empty relation type", func(sg *kgmem.Subgraph, _ *kgmem.VisualOptions) { sg.Relations[0].Type = "" }},
-		{"NaN weight", func(sg *kgmem.Subgraph, _ *kgmem.VisualOptions) { sg.Relations[0].Weight = math.NaN() }},
-		{"infinite weight", func(sg *kgmem.Subgraph, _ *kgmem.VisualOptions) { sg.Relations[0].Weight = math.Inf(1) }},
-		{"invalid dangling relation", func(sg *kgmem.Subgraph, _ *kgmem.VisualOptions) {
+		{"entity ID", func(sg *render.Subgraph, _ *render.Options) { sg.Entities[0].ID = bad }},
+		{"entity name", func(sg *render.Subgraph, _ *render.Options) { sg.Entities[0].Name = "x" + bad }},
+		{"entity type", func(sg *render.Subgraph, _ *render.Options) { sg.Entities[1].Type = bad }},
+		{"empty entity ID", func(sg *render.Subgraph, _ *render.Options) { sg.Entities[0].ID = "" }},
+		{"relation source", func(sg *render.Subgraph, _ *render.Options) { sg.Relations[0].SourceID = bad }},
+		{"relation type", func(sg *render.Subgraph, _ *render.Options) { sg.Relations[0].Type = bad }},
+		{"empty relation type", func(sg *render.Subgraph, _ *render.Options) { sg.Relations[0].Type = "" }},
+		{"NaN weight", func(sg *render.Subgraph, _ *render.Options) { sg.Relations[0].Weight = math.NaN() }},
+		{"infinite weight", func(sg *render.Subgraph, _ *render.Options) { sg.Relations[0].Weight = math.Inf(1) }},
+		{"invalid dangling relation", func(sg *render.Subgraph, _ *render.Options) {
 			sg.Relations = append(sg.Relations, kgmem.Relation{SourceID: "a", TargetID: "zz", Type: bad, Weight: 1})
 		}},
-		{"page ID", func(sg *kgmem.Subgraph, _ *kgmem.VisualOptions) { sg.Pages[0].ID = bad }},
-		{"page title", func(sg *kgmem.Subgraph, _ *kgmem.VisualOptions) { sg.Pages[0].Title = bad }},
-		{"empty page ID", func(sg *kgmem.Subgraph, _ *kgmem.VisualOptions) { sg.Pages[0].ID = "" }},
-		{"citation", func(sg *kgmem.Subgraph, _ *kgmem.VisualOptions) {
-			sg.Citations = []kgmem.Citation{{EntityID: "a", PageID: bad}}
+		{"page ID", func(sg *render.Subgraph, _ *render.Options) { sg.Pages[0].ID = bad }},
+		{"page title", func(sg *render.Subgraph, _ *render.Options) { sg.Pages[0].Title = bad }},
+		{"empty page ID", func(sg *render.Subgraph, _ *render.Options) { sg.Pages[0].ID = "" }},
+		{"citation", func(sg *render.Subgraph, _ *render.Options) {
+			sg.Citations = []render.Citation{{EntityID: "a", PageID: bad}}
 		}},
-		{"rank direction", func(_ *kgmem.Subgraph, o *kgmem.VisualOptions) { o.RankDir = "lr" }},
-		{"font name", func(_ *kgmem.Subgraph, o *kgmem.VisualOptions) { o.FontName = bad }},
-		{"highlight entity missing", func(sg *kgmem.Subgraph, _ *kgmem.VisualOptions) {
+		{"rank direction", func(_ *render.Subgraph, o *render.Options) { o.RankDir = "lr" }},
+		{"font name", func(_ *render.Subgraph, o *render.Options) { o.FontName = bad }},
+		{"highlight entity missing", func(sg *render.Subgraph, _ *render.Options) {
 			sg.Highlight = kgmem.Path{EntityIDs: []string{"zz"}}
 		}},
-		{"highlight relation count", func(sg *kgmem.Subgraph, _ *kgmem.VisualOptions) {
+		{"highlight relation count", func(sg *render.Subgraph, _ *render.Options) {
 			sg.Highlight = kgmem.Path{EntityIDs: []string{"a", "b"}}
 		}},
-		{"highlight relations without entities", func(sg *kgmem.Subgraph, _ *kgmem.VisualOptions) {
+		{"highlight relations without entities", func(sg *render.Subgraph, _ *render.Options) {
 			sg.Highlight = kgmem.Path{Relations: []kgmem.Relation{ab}}
 		}},
-		{"highlight relation not drawn", func(sg *kgmem.Subgraph, _ *kgmem.VisualOptions) {
+		{"highlight relation not drawn", func(sg *render.Subgraph, _ *render.Options) {
 			r := ab
 			r.Type = "other"
 			sg.Highlight = kgmem.Path{EntityIDs: []string{"a", "b"}, Relations: []kgmem.Relation{r}}
 		}},
-		{"highlight relation off the path", func(sg *kgmem.Subgraph, _ *kgmem.VisualOptions) {
+		{"highlight relation off the path", func(sg *render.Subgraph, _ *render.Options) {
 			sg.Entities = append(sg.Entities, kgmem.Entity{ID: "c"})
 			sg.Highlight = kgmem.Path{EntityIDs: []string{"a", "c"}, Relations: []kgmem.Relation{ab}}
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sg, opts := ok(), kgmem.VisualOptions{}
+			sg, opts := ok(), render.Options{}
 			tc.edit(&sg, &opts)
-			for name, write := range map[string]func(io.Writer, kgmem.Subgraph, kgmem.VisualOptions) error{
-				"DOT": kgmem.WriteDOT, "Mermaid": kgmem.WriteMermaid,
+			for name, write := range map[string]func(io.Writer, render.Subgraph, render.Options) error{
+				"DOT": render.DOT, "Mermaid": render.Mermaid,
 			} {
 				var b bytes.Buffer
 				err := write(&b, sg, opts)
@@ -865,8 +868,8 @@ func TestVisualRejectsInvalidInput(t *testing.T) {
 	// walked against its direction.
 	sg := ok()
 	sg.Highlight = kgmem.Path{EntityIDs: []string{"b", "a"}, Relations: []kgmem.Relation{ab}}
-	writeDOT(t, sg, kgmem.VisualOptions{})
-	writeMermaid(t, sg, kgmem.VisualOptions{})
+	writeDOT(t, sg, render.Options{})
+	writeMermaid(t, sg, render.Options{})
 }
 
 type failingWriter struct{ err error }
@@ -877,29 +880,29 @@ type shortWriter struct{}
 
 func (shortWriter) Write(p []byte) (int, error) { return len(p) / 2, nil }
 
-func TestVisualWriterErrors(t *testing.T) {
+func TestRenderWriterErrors(t *testing.T) {
 	sg := trickySubgraph()
 	boom := errors.New("disk full")
-	for name, write := range map[string]func(io.Writer, kgmem.Subgraph, kgmem.VisualOptions) error{
-		"DOT": kgmem.WriteDOT, "Mermaid": kgmem.WriteMermaid,
+	for name, write := range map[string]func(io.Writer, render.Subgraph, render.Options) error{
+		"DOT": render.DOT, "Mermaid": render.Mermaid,
 	} {
-		err := write(failingWriter{boom}, sg, kgmem.VisualOptions{})
+		err := write(failingWriter{boom}, sg, render.Options{})
 		require.ErrorIs(t, err, boom, name)
 		require.Contains(t, err.Error(), name)
-		require.ErrorIs(t, write(shortWriter{}, sg, kgmem.VisualOptions{}), io.ErrShortWrite, name)
+		require.ErrorIs(t, write(shortWriter{}, sg, render.Options{}), io.ErrShortWrite, name)
 	}
 }
 
-func TestGraphSubgraph(t *testing.T) {
+func TestGraph(t *testing.T) {
 	ctx := context.Background()
 	g := exampleGraph()
-	sg, err := kgmem.GraphSubgraph(ctx, g)
+	sg, err := render.Graph(ctx, g)
 	require.NoError(t, err)
 	require.Len(t, sg.Entities, 4)
 	require.Len(t, sg.Relations, 4)
 	require.Empty(t, sg.Highlight.EntityIDs)
 
-	d := mustParseDOT(t, writeDOT(t, sg, kgmem.VisualOptions{}))
+	d := mustParseDOT(t, writeDOT(t, sg, render.Options{}))
 	require.Equal(t, map[string]string{
 		"person:alice": "Alice\n(person)", "person:zhangsan": "张三\n(person)",
 		"project:a": "项目A\n(project)", "team:infra": "基础架构部\n(team)",
@@ -908,20 +911,20 @@ func TestGraphSubgraph(t *testing.T) {
 
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	_, err = kgmem.GraphSubgraph(cancelled, g)
+	_, err = render.Graph(cancelled, g)
 	require.ErrorIs(t, err, context.Canceled)
 }
 
-func TestRelatedSubgraph(t *testing.T) {
+func TestRelated(t *testing.T) {
 	ctx := context.Background()
 	g := exampleGraph()
 	start, _, err := g.GetEntity(ctx, "person:zhangsan")
 	require.NoError(t, err)
 	related, err := g.GetRelated(ctx, start.ID, kgmem.TraverseOptions{Depth: 2, Direction: kgmem.Both})
 	require.NoError(t, err)
-	sg := kgmem.RelatedSubgraph(start, related)
+	sg := render.Related(start, related)
 
-	d := mustParseDOT(t, writeDOT(t, sg, kgmem.VisualOptions{HideWeights: true}))
+	d := mustParseDOT(t, writeDOT(t, sg, render.Options{HideWeights: true}))
 	require.Equal(t, map[string]string{
 		"person:alice": "Alice\n(person)", "person:zhangsan": "张三\n(person)",
 		"project:a": "项目A\n(project)", "team:infra": "基础架构部\n(team)",
@@ -939,19 +942,19 @@ func TestRelatedSubgraph(t *testing.T) {
 
 	// An entity on a path that is not itself a result is drawn by its ID.
 	far := related[len(related)-1]
-	sg = kgmem.RelatedSubgraph(start, []kgmem.ScoredEntity{far})
-	d = mustParseDOT(t, writeDOT(t, sg, kgmem.VisualOptions{}))
+	sg = render.Related(start, []kgmem.ScoredEntity{far})
+	d = mustParseDOT(t, writeDOT(t, sg, render.Options{}))
 	require.Equal(t, "project:a", d.nodeLabels()["project:a"])
 	require.Len(t, d.edges, 2)
 }
 
-func TestPathsSubgraphHighlightsBestPath(t *testing.T) {
+func TestPathsHighlightsBestPath(t *testing.T) {
 	ctx := context.Background()
 	g := exampleGraph()
 	res, err := g.FindPaths(ctx, "person:zhangsan", "team:infra", kgmem.PathOptions{MaxHops: 3, Direction: kgmem.Both})
 	require.NoError(t, err)
 	require.Len(t, res.Paths, 2)
-	sg, err := kgmem.PathsSubgraph(ctx, g, res)
+	sg, err := render.Paths(ctx, g, res)
 	require.NoError(t, err)
 	require.Equal(t, res.Paths[0], sg.Highlight)
 
@@ -961,7 +964,7 @@ func TestPathsSubgraphHighlightsBestPath(t *testing.T) {
 	}
 	require.Len(t, best, 2)
 
-	d := mustParseDOT(t, writeDOT(t, sg, kgmem.VisualOptions{HideWeights: true}))
+	d := mustParseDOT(t, writeDOT(t, sg, render.Options{HideWeights: true}))
 	require.Len(t, d.nodes, 4)
 	require.Equal(t, "Alice\n(person)", d.nodeLabels()["person:alice"])
 	require.Len(t, d.edges, 4)
@@ -978,7 +981,7 @@ func TestPathsSubgraphHighlightsBestPath(t *testing.T) {
 	}
 	require.Equal(t, []string{"person:zhangsan", "project:a", "team:infra"}, lit)
 
-	c := mustParseMermaid(t, writeMermaid(t, sg, kgmem.VisualOptions{HideWeights: true}))
+	c := mustParseMermaid(t, writeMermaid(t, sg, render.Options{HideWeights: true}))
 	ids := map[string]string{} // Mermaid ID -> entity ID, by drawing order
 	for i, n := range d.nodes {
 		ids[c.ids[i]] = n.id
@@ -998,29 +1001,29 @@ func TestPathsSubgraphHighlightsBestPath(t *testing.T) {
 	// Entities the graph no longer holds are drawn by ID; errors from the
 	// graph are returned.
 	require.NoError(t, g.RemoveEntity(ctx, "person:alice"))
-	sg, err = kgmem.PathsSubgraph(ctx, g, res)
+	sg, err = render.Paths(ctx, g, res)
 	require.NoError(t, err)
-	d = mustParseDOT(t, writeDOT(t, sg, kgmem.VisualOptions{}))
+	d = mustParseDOT(t, writeDOT(t, sg, render.Options{}))
 	require.Equal(t, "person:alice", d.nodeLabels()["person:alice"])
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	_, err = kgmem.PathsSubgraph(cancelled, g, res)
+	_, err = render.Paths(cancelled, g, res)
 	require.ErrorIs(t, err, context.Canceled)
 
 	// No paths: an empty drawing.
-	sg, err = kgmem.PathsSubgraph(ctx, g, kgmem.PathResult{})
+	sg, err = render.Paths(ctx, g, kgmem.PathResult{})
 	require.NoError(t, err)
-	require.Equal(t, "flowchart LR\n", writeMermaid(t, sg, kgmem.VisualOptions{}))
+	require.Equal(t, "flowchart LR\n", writeMermaid(t, sg, render.Options{}))
 }
 
-func TestRetrievalSubgraph(t *testing.T) {
+func TestRetrieval(t *testing.T) {
 	r := kgmem.NewMemoryRetriever(exampleStore(), kgmem.RetrieverConfig{MaxResults: 10},
 		kgmem.WithKnowledgeGraph(exampleGraph()))
 	res, err := r.Retrieve(context.Background(), "张三负责什么项目？")
 	require.NoError(t, err)
-	sg := kgmem.RetrievalSubgraph(res)
+	sg := render.Retrieval(res)
 
-	d := mustParseDOT(t, writeDOT(t, sg, kgmem.VisualOptions{HideWeights: true}))
+	d := mustParseDOT(t, writeDOT(t, sg, render.Options{HideWeights: true}))
 	labels := d.nodeLabels()
 	require.Equal(t, "张三\n(person)", labels["person:zhangsan"])
 	require.Equal(t, "Alice\n(person)", labels["person:alice"])
@@ -1038,7 +1041,7 @@ func TestRetrievalSubgraph(t *testing.T) {
 		"person:zhangsan mentioned_in page:hr-1024",
 	}, edges)
 
-	c := mustParseMermaid(t, writeMermaid(t, sg, kgmem.VisualOptions{}))
+	c := mustParseMermaid(t, writeMermaid(t, sg, render.Options{}))
 	var pages []string
 	for _, id := range c.ids {
 		if c.pages[id] {
@@ -1059,7 +1062,7 @@ func TestRetrievalSubgraph(t *testing.T) {
 	}
 	require.Len(t, item.Path, 3)
 	sg.Highlight = kgmem.Path{EntityIDs: item.Path, Relations: item.Relations}
-	c = mustParseMermaid(t, writeMermaid(t, sg, kgmem.VisualOptions{HideWeights: true}))
+	c = mustParseMermaid(t, writeMermaid(t, sg, render.Options{HideWeights: true}))
 	var styled []string
 	for _, i := range c.linkStyles {
 		styled = append(styled, c.edges[i].label)
@@ -1086,9 +1089,10 @@ func TestReadmeGraphIsCurrent(t *testing.T) {
 	}
 	require.Equal(t, []string{"person:alice leads 1 project:apollo", "person:zhangsan works_on 0.9 project:apollo"}, lit)
 
-	dotFile, svgFile := filepath.Join("docs", "graph.dot"), filepath.Join("docs", "graph.svg")
+	docs := filepath.Join("..", "docs")
+	dotFile, svgFile := filepath.Join(docs, "graph.dot"), filepath.Join(docs, "graph.svg")
 	if *updateGraph {
-		require.NoError(t, os.MkdirAll("docs", 0o755))
+		require.NoError(t, os.MkdirAll(docs, 0o755))
 		require.NoError(t, os.WriteFile(dotFile, []byte(src), 0o644))
 		if dot, err := exec.LookPath("dot"); err == nil {
 			out, err := exec.Command(dot, "-Tsvg", "-o", svgFile, dotFile).CombinedOutput()
@@ -1104,15 +1108,15 @@ func TestReadmeGraphIsCurrent(t *testing.T) {
 	require.NoError(t, err)
 }
 
-// TestWriteDOTRendersWithGraphviz feeds the output to Graphviz itself, when
+// TestDOTRendersWithGraphviz feeds the output to Graphviz itself, when
 // it is installed, and checks that the labels come out as written.
-func TestWriteDOTRendersWithGraphviz(t *testing.T) {
+func TestDOTRendersWithGraphviz(t *testing.T) {
 	dot, err := exec.LookPath("dot")
 	if err != nil {
 		t.Skip("dot (Graphviz) is not on PATH")
 	}
 	for name, src := range map[string]string{
-		"tricky": writeDOT(t, trickySubgraph(), kgmem.VisualOptions{}),
+		"tricky": writeDOT(t, trickySubgraph(), render.Options{}),
 		"readme": readmeDOT(t),
 	} {
 		cmd := exec.Command(dot, "-Tsvg")
@@ -1136,4 +1140,45 @@ func TestWriteDOTRendersWithGraphviz(t *testing.T) {
 			require.Contains(t, text, `>张三</text>`)
 		}
 	}
+}
+
+// TestRenderValidity pins how valid time is drawn: on a second line of the
+// edge label, and an ended fact dashed.
+func TestRenderValidity(t *testing.T) {
+	ctx := context.Background()
+	day := func(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
+	g := kgmem.NewInMemoryGraph(kgmem.WithClock(func() time.Time { return day(2025, 1, 1) }))
+	require.NoError(t, g.AddBatch(ctx,
+		[]kgmem.Entity{{ID: "alice", Name: "Alice"}, {ID: "apollo", Name: "Apollo", Type: "project"}, {ID: "gemini", Name: "Gemini", Type: "project"}},
+		[]kgmem.Relation{
+			{SourceID: "alice", TargetID: "apollo", Type: "works_on", ValidFrom: day(2024, 3, 1), ValidTo: day(2025, 6, 1)},
+			{SourceID: "alice", TargetID: "gemini", Type: "works_on", ValidFrom: day(2023, 1, 1), ValidTo: day(2024, 3, 1)},
+		}))
+
+	sg, err := render.Graph(ctx, g)
+	require.NoError(t, err)
+	var dot, mermaid bytes.Buffer
+	require.NoError(t, render.DOT(&dot, sg, render.Options{HideWeights: true}))
+	require.Contains(t, dot.String(), `"alice" -> "apollo" [label="works_on\n2024-03 → 2025-06", style="dashed"];`)
+	require.NoError(t, render.Mermaid(&mermaid, sg, render.Options{HideWeights: true}))
+	require.Contains(t, mermaid.String(), `n0 -.->|"works_on<br/>2023 → 2024-03"| n2`)
+	require.NoError(t, g.AddRelation(ctx, kgmem.Relation{SourceID: "alice", TargetID: "gemini", Type: "works_on", ValidFrom: day(2023, 1, 1)}))
+	sg, err = render.Graph(ctx, g)
+	require.NoError(t, err)
+	mermaid.Reset()
+	require.NoError(t, render.Mermaid(&mermaid, sg, render.Options{HideWeights: true}))
+	require.Contains(t, mermaid.String(), `n0 -->|"works_on<br/>2023 →"| n2`, "an open fact is solid")
+}
+
+// TestRenderErrorMessage checks that an invalid subgraph is reported like
+// every kgmem error: wrapping the sentinel, prefixed, short.
+func TestRenderErrorMessage(t *testing.T) {
+	huge := strings.Repeat("x", 100_000)
+	err := render.DOT(io.Discard, render.Subgraph{Entities: []kgmem.Entity{{ID: huge + "\xff"}}}, render.Options{})
+	require.ErrorIs(t, err, kgmem.ErrInvalidArgument)
+	kgmemtest.CheckErrorMessage(t, err, kgmem.ErrInvalidArgument)
+	msg := err.Error()
+	require.True(t, strings.HasPrefix(msg, "kgmem: "), msg)
+	require.Contains(t, msg, "draw")
+	require.LessOrEqual(t, len(msg), 600)
 }
