@@ -26,9 +26,9 @@ const (
 	// extraction states none: the model asserted it without qualification,
 	// so a traversal does not discount it. WithDefaultWeight changes it.
 	defaultIngestWeight = 1.0
-	// DefaultEntityType is the type Ingest gives an extracted entity that
-	// has none, and the type part of its derived ID.
-	DefaultEntityType = "entity"
+	// defaultEntityType is the type Ingest gives an extracted entity
+	// that has none, and the type part of its derived ID.
+	defaultEntityType = "entity"
 	// PlaceholderProperty is the property that marks an entity Ingest
 	// created, under WithPlaceholders, for a relation endpoint the
 	// extraction did not list; its value is "true". An extracted entity
@@ -148,7 +148,7 @@ func WithReplace() IngestOption {
 // that resolves to nothing, instead of skipping the relation. The
 // placeholder is named by the reference and typed by it when the reference
 // has the form "type:name" or the relation states the endpoint's type
-// (otherwise DefaultEntityType); its ID is derived as for any entity and
+// (otherwise "entity"); its ID is derived as for any entity and
 // it carries PlaceholderProperty = "true".
 func WithPlaceholders() IngestOption {
 	return ingestOptionFunc(func(c *ingestConfig) { c.placeholders = true })
@@ -421,12 +421,12 @@ func looseNameKey(s string) string {
 	return k
 }
 
-// entityTypeKey is typeKey with DefaultEntityType for an empty type.
+// entityTypeKey is typeKey with defaultEntityType for an empty type.
 func entityTypeKey(s string) string {
 	if t := typeKey(s); t != "" {
 		return t
 	}
-	return DefaultEntityType
+	return defaultEntityType
 }
 
 // DeriveEntityID returns the ID Ingest gives an entity that has none:
@@ -434,7 +434,7 @@ func entityTypeKey(s string) string {
 // forms narrowed to ASCII, case-folded (Unicode simple folding, so "Zhang"
 // and "ZHANG" agree and scripts without case are unchanged), and every run
 // of white space inside replaced by one '_'. An empty type is
-// DefaultEntityType. No other Unicode normalisation (such as NFC) is
+// "entity". No other Unicode normalisation (such as NFC) is
 // applied. The result is stable: it depends on the two strings alone.
 // An empty name (after trimming) returns "".
 //
@@ -566,7 +566,7 @@ type ingestPlanner struct {
 // # IDs and resolution
 //
 // An extracted entity without an ID gets DeriveEntityID(Type, Name); one
-// without a type gets DefaultEntityType, and one without a name is named by
+// without a type gets the type "entity", and one without a name is named by
 // its ID. Types, of entities and relations, are stored normalised as in
 // DeriveEntityID ("Works On" becomes "works_on"). Names and aliases are
 // compared after the same normalisation, with white space kept as one
@@ -1215,10 +1215,10 @@ func (p *ingestPlanner) resolveEntity(in *ingestInput) (id string, ambiguous []s
 		func(s string) string { return familyKey(fam, nameKey(s)) },
 		func(s string) string { return familyKey(fam, "~"+looseNameKey(s)) },
 	}
-	if typ != DefaultEntityType {
+	if typ != defaultEntityType {
 		levels = append(levels,
-			func(s string) string { return typedNameKey(DefaultEntityType, nameKey(s)) },
-			func(s string) string { return typedLooseKey(DefaultEntityType, looseNameKey(s)) })
+			func(s string) string { return typedNameKey(defaultEntityType, nameKey(s)) },
+			func(s string) string { return typedLooseKey(defaultEntityType, looseNameKey(s)) })
 	} else {
 		levels = append(levels,
 			func(s string) string { return anyNameKey(nameKey(s)) },
@@ -1576,7 +1576,7 @@ func (p *ingestPlanner) resolveRef(ref, refType string) endpoint {
 	}
 	if end.id == "" && len(end.ambiguous) == 0 {
 		if typ == "" {
-			typ = DefaultEntityType
+			typ = defaultEntityType
 		}
 		end = endpoint{phType: typ, phName: name}
 	}

@@ -27,9 +27,9 @@ const (
 	// name (see Memories) is then at most 205 bytes, below the 255 that
 	// common file systems allow.
 	MaxScopeBytes = 128
-	// DefaultMaxOpenMemories is how many scopes' memories Memories keeps
+	// defaultMaxOpenMemories is how many scopes' memories Memories keeps
 	// open at once when WithMaxOpenMemories gives no number.
-	DefaultMaxOpenMemories = 64
+	defaultMaxOpenMemories = 64
 	// DefaultScopeConcurrency is how many scopes a cross-scope Retrieve
 	// searches at once when WithScopeConcurrency gives no number.
 	DefaultScopeConcurrency = 8
@@ -71,7 +71,7 @@ func (c *memoriesConfig) fail(format string, args ...any) {
 }
 
 // WithMaxOpenMemories sets how many scopes' memories are open at once, at
-// least 1; the default is DefaultMaxOpenMemories. When another must open,
+// least 1; the default is 64. When another must open,
 // the least recently used idle one is closed first (see Memories).
 func WithMaxOpenMemories(n int) MemoriesOption {
 	return memoriesOptionFunc(func(c *memoriesConfig) {
@@ -139,7 +139,7 @@ func WithMemoryOptions(opts ...DurableOption) MemoriesOption {
 //
 // # Open memories and leases
 //
-// At most WithMaxOpenMemories memories (DefaultMaxOpenMemories, 64) are
+// At most WithMaxOpenMemories memories (64 by default) are
 // open at once; the others cost only their files. Memory opens a scope's
 // memory, or shares the open one, and takes a lease on it that lasts until
 // the release function it returns is called; while any lease is held, the
@@ -200,7 +200,7 @@ type scopeSlot struct {
 //
 // Cost: O(entries in dir), to delete what an interrupted Remove left.
 func OpenMemories(dir string, opts ...MemoriesOption) (*Memories, error) {
-	c := memoriesConfig{maxOpen: DefaultMaxOpenMemories, concurrency: DefaultScopeConcurrency}
+	c := memoriesConfig{maxOpen: defaultMaxOpenMemories, concurrency: DefaultScopeConcurrency}
 	for _, o := range opts {
 		if o == nil {
 			c.fail("nil option")
