@@ -215,7 +215,7 @@ func TestCrash(t *testing.T) {
 		t.Skip("this is the child")
 	}
 	t.Parallel()
-	kills := scaled(50, 12, 12)
+	kills := scaled(50, 12, 4)
 	if s := os.Getenv(crashKillsEnv); s != "" {
 		n, err := strconv.Atoi(s)
 		require.NoError(t, err, crashKillsEnv)

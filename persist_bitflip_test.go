@@ -14,8 +14,8 @@ import (
 )
 
 // flipSample is how many single-bit flips TestSnapshotBitFlips makes in
-// each snapshot.
-const flipSample = 200
+// each snapshot: 200, or 50 under -short.
+func flipSample() int { return kgmem.Scaled(200, 200, 50) }
 
 // flipPositions returns n byte offsets spread evenly over a file of size
 // bytes, its first and last byte included, each with the bit to flip.
@@ -73,7 +73,7 @@ func TestSnapshotBitFlips(t *testing.T) {
 			vectors := bytes.Index(snap, []byte(`"vector":"`))
 			hitVector := false
 			opened := 0
-			for _, p := range flipPositions(len(snap), flipSample) {
+			for _, p := range flipPositions(len(snap), flipSample()) {
 				i, bit := p[0], p[1]
 				if vectors >= 0 && i > vectors && snap[i] != '"' && bytes.Contains(snap[bytes.LastIndexByte(snap[:i], '\n')+1:i], []byte(`"vector":"`)) {
 					hitVector = true
@@ -102,7 +102,7 @@ func TestSnapshotBitFlips(t *testing.T) {
 			if vectors >= 0 {
 				require.True(t, hitVector, "no flip landed in a vector")
 			}
-			t.Logf("%s: %d of %d damaged snapshots opened", k.title(), opened, flipSample)
+			t.Logf("%s: %d of %d damaged snapshots opened", k.title(), opened, flipSample())
 		})
 	}
 }
@@ -180,7 +180,7 @@ func TestStreamBitFlips(t *testing.T) {
 			}
 			t.Logf("%s: %d of %d damaged snapshots read", k.title(), read, flips)
 			path := filepath.Join(t.TempDir(), "snapshot.kg")
-			for _, p := range flipPositions(len(snap), flipSample) {
+			for _, p := range flipPositions(len(snap), flipSample()) {
 				i, bit := p[0], p[1]
 				damaged := bytes.Clone(snap)
 				damaged[i] ^= 1 << bit

@@ -468,8 +468,8 @@ func TestSnapshotLineTooLong(t *testing.T) {
 	require.Less(t, n, int64(maxLineSize+1<<20), "the reader stopped soon after the limit")
 	require.Equal(t, before, snapshotBytes(t, g))
 
-	if raceEnabled() {
-		t.Skip("encoding a 64 MiB line is slow under the race detector")
+	if raceEnabled() || testing.Short() {
+		t.Skip("encoding a 64 MiB line is slow under the race detector, and left out of -short")
 	}
 	// WriteTo refuses to write what ReadFrom would refuse to read.
 	require.NoError(t, g.AddEntity(context.Background(), Entity{ID: "huge", Description: strings.Repeat("d", maxLineSize)}))
