@@ -3,6 +3,8 @@ package pgraph
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -17,10 +19,23 @@ import (
 // transaction begins with the first query, in the same round trip, so
 // option errors, which kgmem reports before asking for anything, cost no
 // round trip at all.
+//
+// Each Neighbors query travels with a second one, in the same round trip,
+// that reads the entities asked about and those at the ends of the
+// relations it reports (up to
+// prefetchEntities of them, those not read before), so that the Entities
+// call that ends a traversal is answered from what the snapshot already
+// read, without a round trip of its own.
 type neighborhood struct {
 	g    *Graph
-	conn *pgxpool.Conn // nil until the first query
+	conn *pgxpool.Conn           // nil until the first query
+	ents map[string]kgmem.Entity // entities read in this snapshot
 }
+
+// prefetchEntities bounds the entities one Neighbors call reads besides
+// the relations: a frontier around a hub reads the first this many of its
+// neighbours' entities, and Entities reads the rest when asked.
+const prefetchEntities = 512
 
 var (
 	_ kgmem.Neighborhood       = (*neighborhood)(nil)
@@ -41,17 +56,10 @@ func (n *neighborhood) query(ctx context.Context, sql string, args ...any) (pgx.
 	if n.conn != nil {
 		return n.conn.Query(ctx, sql, args...)
 	}
-	conn, err := n.g.pool.Acquire(ctx)
-	if err != nil {
-		return nil, err
-	}
-	n.conn = conn
 	b := &pgx.Batch{}
-	b.Queue(beginSnapshot)
 	b.Queue(sql, args...)
-	br := conn.SendBatch(ctx, b)
-	if _, err := br.Exec(); err != nil {
-		br.Close()
+	br, err := n.send(ctx, b)
+	if err != nil {
 		return nil, err
 	}
 	rows, err := br.Query()
@@ -60,6 +68,28 @@ func (n *neighborhood) query(ctx context.Context, sql string, args ...any) (pgx.
 		return nil, err
 	}
 	return batchRows{rows, br}, nil
+}
+
+// send sends the queries of b in the traversal's transaction, in one
+// round trip, beginning the transaction in the same batch when this is
+// the traversal's first request; the caller reads b's results and closes
+// them.
+func (n *neighborhood) send(ctx context.Context, b *pgx.Batch) (pgx.BatchResults, error) {
+	if n.conn != nil {
+		return n.conn.SendBatch(ctx, b), nil
+	}
+	conn, err := n.g.pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	n.conn = conn
+	b.QueuedQueries = append([]*pgx.QueuedQuery{{SQL: beginSnapshot}}, b.QueuedQueries...)
+	br := conn.SendBatch(ctx, b)
+	if _, err := br.Exec(); err != nil {
+		br.Close()
+		return nil, err
+	}
+	return br, nil
 }
 
 // batchRows are the rows of the last query of a batch; closing them
@@ -77,22 +107,28 @@ func (r batchRows) Close() {
 }
 
 // close ends the transaction, if one was begun, and returns the connection
-// to the pool. The transaction is read-only, so ending it by rollback loses
-// nothing; the rollback gets its own short deadline so that a cancelled ctx
-// still leaves the connection clean (a connection left inside a
-// transaction is closed by the pool rather than reused).
+// to the pool, without making the caller wait for the server: everything
+// the traversal needed was read, and the transaction is read-only, so
+// ending it by rollback loses nothing and can fail only with the
+// connection, which is then closed rather than reused. The rollback runs
+// in the background, with its own short deadline so that a cancelled ctx
+// still leaves the connection clean (a connection released inside a
+// transaction is closed by the pool rather than reused); the pool's Close
+// waits for it.
 func (n *neighborhood) close(ctx context.Context) error {
 	if n.conn == nil {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	_, err := n.conn.Exec(ctx, "ROLLBACK")
-	n.conn.Release()
+	conn := n.conn
 	n.conn = nil
-	if err != nil {
-		return fail("end read transaction", false, err)
-	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if _, err := conn.Exec(ctx, "ROLLBACK"); err != nil {
+			conn.Conn().Close(ctx) //nolint:errcheck // the connection is dropped either way
+		}
+		conn.Release()
+	}()
 	return nil
 }
 
@@ -136,16 +172,47 @@ func (n *neighborhood) Neighbors(ctx context.Context, ids []string, dir kgmem.Di
 	if len(keep) == 0 {
 		return nil
 	}
-	rows, err := n.query(ctx, "SELECT "+relationColumns+" FROM "+relationsTable+" WHERE namespace = $1 AND "+where, args...)
+	b := &pgx.Batch{}
+	b.Queue("SELECT "+relationColumns+" FROM "+relationsTable+" WHERE namespace = $1 AND "+where, args...)
+	known := make([]string, 0, len(n.ents))
+	for id := range n.ents {
+		known = append(known, id)
+	}
+	k := len(args) + 1
+	b.Queue(fmt.Sprintf("SELECT %s FROM %s WHERE namespace = $1 AND id IN (SELECT unnest($2::text[]) UNION SELECT unnest(ARRAY[source, target]) FROM %s WHERE namespace = $1 AND %s) AND NOT id = ANY($%d) LIMIT %d",
+		entityColumns, entitiesTable, relationsTable, where, k, prefetchEntities), append(args, known)...)
+	br, err := n.send(ctx, b)
 	if err != nil {
 		return fmt.Errorf("pgraph: neighbours of %d entities: %w", len(keep), err)
 	}
-	defer rows.Close()
+	defer br.Close()
+	rows, err := br.Query()
+	if err != nil {
+		return fmt.Errorf("pgraph: neighbours of %d entities: %w", len(keep), err)
+	}
+	var rels []kgmem.Relation
 	for rows.Next() {
 		r, err := scanRelation(rows)
 		if err != nil {
+			rows.Close()
 			return fmt.Errorf("pgraph: neighbours of %d entities: %w", len(keep), err)
 		}
+		rels = append(rels, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("pgraph: neighbours of %d entities: %w", len(keep), err)
+	}
+	rows, err = br.Query()
+	if err != nil {
+		return fmt.Errorf("pgraph: neighbours of %d entities: %w", len(keep), err)
+	}
+	found, err := collectEntities(rows)
+	if err != nil {
+		return fmt.Errorf("pgraph: neighbours of %d entities: %w", len(keep), err)
+	}
+	n.keep(found)
+	for _, r := range rels {
 		src, fromSrc := index[r.SourceID]
 		dst, fromDst := index[r.TargetID]
 		if dir != kgmem.Incoming && fromSrc {
@@ -155,42 +222,53 @@ func (n *neighborhood) Neighbors(ctx context.Context, ids []string, dir kgmem.Di
 			visit(dst, r)
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("pgraph: neighbours of %d entities: %w", len(keep), err)
-	}
 	return nil
 }
 
-// Entities fetches the entities with the given IDs in one query and
-// returns them in the order of ids; a missing one is an error wrapping
-// kgmem.ErrNotFound.
+// keep adds entities read in the traversal's snapshot to what Entities
+// answers from.
+func (n *neighborhood) keep(es []kgmem.Entity) {
+	if n.ents == nil {
+		n.ents = make(map[string]kgmem.Entity, len(es))
+	}
+	for _, e := range es {
+		n.ents[e.ID] = e
+	}
+}
+
+// Entities returns the entities with the given IDs in the order of ids,
+// those the traversal has not read yet in one query; a missing one is an
+// error wrapping kgmem.ErrNotFound.
 func (n *neighborhood) Entities(ctx context.Context, ids []string) ([]kgmem.Entity, error) {
-	keep := make([]string, 0, len(ids))
+	var ask []string
 	for _, id := range ids {
 		if !storable(id) {
 			return nil, fmt.Errorf("pgraph: entity %s: %w", quote.Value(id), kgmem.ErrNotFound)
 		}
-		keep = append(keep, id)
+		if _, ok := n.ents[id]; !ok {
+			ask = append(ask, id)
+		}
 	}
-	rows, err := n.query(ctx, "SELECT "+entityColumns+" FROM "+entitiesTable+" WHERE namespace = $1 AND id = ANY($2)", n.g.ns, keep)
-	if err != nil {
-		return nil, fail(fmt.Sprintf("fetch %d entities", len(keep)), false, err)
-	}
-	found, err := collectEntities(rows)
-	if err != nil {
-		return nil, fail(fmt.Sprintf("fetch %d entities", len(keep)), false, err)
-	}
-	byID := make(map[string]int, len(found))
-	for i := range found {
-		byID[found[i].ID] = i
+	if len(ask) > 0 {
+		rows, err := n.query(ctx, "SELECT "+entityColumns+" FROM "+entitiesTable+" WHERE namespace = $1 AND id = ANY($2)", n.g.ns, ask)
+		if err != nil {
+			return nil, fail(fmt.Sprintf("fetch %d entities", len(ask)), false, err)
+		}
+		found, err := collectEntities(rows)
+		if err != nil {
+			return nil, fail(fmt.Sprintf("fetch %d entities", len(ask)), false, err)
+		}
+		n.keep(found)
 	}
 	out := make([]kgmem.Entity, len(ids))
 	for i, id := range ids {
-		j, ok := byID[id]
+		e, ok := n.ents[id]
 		if !ok {
 			return nil, fmt.Errorf("pgraph: entity %s: %w", quote.Value(id), kgmem.ErrNotFound)
 		}
-		out[i] = found[j]
+		e.Aliases, e.Tags, e.SourceIDs = slices.Clone(e.Aliases), slices.Clone(e.Tags), slices.Clone(e.SourceIDs)
+		e.Properties = maps.Clone(e.Properties)
+		out[i] = e
 	}
 	return out, nil
 }
