@@ -42,6 +42,8 @@ type config struct {
 	pathBudget int
 	clock      func() time.Time
 	embedder   kgmem.Embedder // WithEmbedder: NewStore and OpenMemory only
+	schema     *kgmem.Schema  // WithSchema, normalized: OpenMemory only
+	schemaErr  error          // why WithSchema is invalid
 }
 
 type optionFunc func(*config)
@@ -120,6 +122,8 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Graph, error
 		o.apply(&cfg)
 	}
 	switch {
+	case cfg.schemaErr != nil:
+		return nil, cfg.schemaErr
 	case cfg.tags.MaxTagsPerEntity < 0:
 		return nil, fmt.Errorf("pgraph: WithTagConstraints: negative MaxTagsPerEntity %d: %w",
 			cfg.tags.MaxTagsPerEntity, kgmem.ErrInvalidArgument)
@@ -397,10 +401,12 @@ func (g *Graph) GetRelated(ctx context.Context, id string, opts kgmem.TraverseOp
 // ReadNeighborhood calls read with a kgmem.Neighborhood over this graph
 // inside one read-only REPEATABLE READ transaction, so that everything read
 // sees one snapshot, and returns read's error. kgmem.MemoryRetriever's graph
-// channel uses it to follow the relations a question asks about with one
-// query per hop.
+// channel uses it to follow the relations a question asks about: each
+// query reads a hop and the relations one hop further (up to a bound), so
+// that the walk's next hop usually costs no round trip.
 func (g *Graph) ReadNeighborhood(ctx context.Context, read func(kgmem.Neighborhood) error) error {
 	n := g.neighborhood()
+	n.ring = true
 	err := read(n)
 	if cerr := n.close(ctx); err == nil {
 		err = cerr
