@@ -213,3 +213,21 @@ func TestMemorySupersessionMatchesInProcess(t *testing.T) {
 		})
 	}
 }
+
+// TestMemoriesRemoveDeletesTheSchema requires Memories.Remove to delete a
+// scope's schema with its rows, so that a scope made again under the same
+// name starts with the empty schema.
+func TestMemoriesRemoveDeletesTheSchema(t *testing.T) {
+	ctx := t.Context()
+	ms := newTestMemories(t)
+	m, err := ms.Memory(ctx, "alice")
+	must(t, err)
+	must(t, m.SetSchema(ctx, livesSchema))
+	if _, err := m.Ingest(ctx, kgmem.KnowledgePage{ID: "p", Content: "Maria lives in Berlin"}, kgmem.Extraction{}); err != nil {
+		t.Fatal(err)
+	}
+	must(t, ms.Remove(ctx, "alice"))
+	m, err = ms.Memory(ctx, "alice")
+	must(t, err)
+	equal(t, kgmem.Schema{}, mustSchema(t, m))
+}
