@@ -20,7 +20,10 @@ import (
 // option errors, which kgmem reports before asking for anything, cost no
 // round trip at all.
 //
-// Entities read once are kept for the traversal, and not read again.
+// Entities read once are kept for the traversal, and not read again: the
+// retriever's first query reads those around the walk's start with the
+// relations (see Neighbors), so that the Entities call that ends the walk
+// usually costs no round trip.
 type neighborhood struct {
 	g    *Graph
 	conn *pgxpool.Conn           // nil until the first query
@@ -106,28 +109,22 @@ func (r batchRows) Close() {
 }
 
 // close ends the transaction, if one was begun, and returns the connection
-// to the pool, without making the caller wait for the server: everything
-// the traversal needed was read, and the transaction is read-only, so
-// ending it by rollback loses nothing and can fail only with the
-// connection, which is then closed rather than reused. The rollback runs
-// in the background, with its own short deadline so that a cancelled ctx
-// still leaves the connection clean (a connection released inside a
-// transaction is closed by the pool rather than reused); the pool's Close
-// waits for it.
+// to the pool. The transaction is read-only, so ending it by rollback loses
+// nothing; the rollback gets its own short deadline so that a cancelled ctx
+// still leaves the connection clean (a connection left inside a
+// transaction is closed by the pool rather than reused).
 func (n *neighborhood) close(ctx context.Context) error {
 	if n.conn == nil {
 		return nil
 	}
-	conn := n.conn
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	_, err := n.conn.Exec(ctx, "ROLLBACK")
+	n.conn.Release()
 	n.conn = nil
-	go func() {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if _, err := conn.Exec(ctx, "ROLLBACK"); err != nil {
-			conn.Conn().Close(ctx) //nolint:errcheck // the connection is dropped either way
-		}
-		conn.Release()
-	}()
+	if err != nil {
+		return fail("end read transaction", false, err)
+	}
 	return nil
 }
 
@@ -143,7 +140,9 @@ func (n *neighborhood) close(ctx context.Context) error {
 // of ids lead to, when the hop has at most ringEntities relations and the
 // ring at most ringRelations. The walk's second hop starts from some of
 // those entities, and is answered from what was read, in the same
-// snapshot, without a round trip.
+// snapshot, without a round trip. The same round trip reads the entities
+// of ids and of both ends of every relation read (up to prefetchEntities),
+// for Entities.
 func (n *neighborhood) Neighbors(ctx context.Context, ids []string, dir kgmem.Direction, types []string, visit func(from int, r kgmem.Relation)) error {
 	index := make(map[string]int, len(ids))
 	keep := make([]string, 0, len(ids))
@@ -268,9 +267,28 @@ SELECT * FROM (
 	}
 	ringed := n.ring
 	n.ring = false // the walk's later hops fan out wider: reading their rings would cost more than it saves
-	rows, err := n.query(ctx, sql, args...)
-	if err != nil {
-		return nil, err
+	var rows pgx.Rows
+	var br pgx.BatchResults
+	if ringed {
+		// The entities of ids, of the hop and of the ring, for the
+		// Entities call that ends the walk, in the same round trip.
+		b := &pgx.Batch{}
+		b.Queue(sql, args...)
+		b.Queue(ringEntitiesSQL(sql), args...)
+		var err error
+		if br, err = n.send(ctx, b); err != nil {
+			return nil, err
+		}
+		defer br.Close()
+		rows, err = br.Query()
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		var err error
+		if rows, err = n.query(ctx, sql, args...); err != nil {
+			return nil, err
+		}
 	}
 	var hop, ring []kgmem.Relation
 	for rows.Next() {
@@ -289,6 +307,17 @@ SELECT * FROM (
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, err
+	}
+	if ringed {
+		rows, err := br.Query()
+		if err != nil {
+			return nil, err
+		}
+		found, err := collectEntities(rows)
+		if err != nil {
+			return nil, err
+		}
+		n.keep(found)
 	}
 
 	// Keep the adjacency of every entity whose relations were all read:
@@ -326,6 +355,20 @@ SELECT * FROM (
 	rels, _ := n.cached(ids, dir, filter)
 	return rels, nil
 }
+
+// ringEntitiesSQL returns the query that reads, beside read's query
+// ringSQL and with the same arguments, the entities of the IDs asked
+// about and of both ends of every relation ringSQL returns (up to
+// prefetchEntities of them), each through the primary key.
+func ringEntitiesSQL(ringSQL string) string {
+	return fmt.Sprintf(`WITH rels AS (%s)
+SELECT e.* FROM (
+	SELECT unnest($2::text[]) UNION SELECT source FROM rels UNION SELECT target FROM rels LIMIT %d
+) AS ids(x), LATERAL (SELECT %s FROM %s WHERE namespace = $1 AND id = ids.x) AS e`, ringSQL, prefetchEntities, entityColumns, entitiesTable)
+}
+
+// prefetchEntities bounds the entities a walk's first query reads.
+const prefetchEntities = 512
 
 // hopRow scans a row of read's query: the hop (1 for the hop asked for, 2
 // for the ring) into hop, then the relationColumns.
