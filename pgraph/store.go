@@ -629,8 +629,8 @@ func (s *Store) search(ctx context.Context, tx searchConn, terms []string, qv []
 	batch.Queue("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
 	batch.Queue("SELECT pages, title_terms, content_terms, written, model, dims FROM "+pageStatsTable+" WHERE namespace = $1", s.g.ns)
 	batch.Queue("SELECT term, df, written FROM "+termDFsTable+" WHERE namespace = $1 AND term = ANY($2::text[])", s.g.ns, terms)
-	skipped := nonNil(s.terms.kept(terms))
-	batch.Queue(prefetchPostings, s.g.ns, terms, skipped)
+	skipped := s.terms.kept(terms)
+	batch.Queue(prefetchPostings, s.g.ns, nonNil(slices.DeleteFunc(slices.Clone(terms), func(t string) bool { return slices.Contains(skipped, t) })))
 	br := tx.SendBatch(ctx, batch)
 	if _, err := br.Exec(); err != nil {
 		br.Close()

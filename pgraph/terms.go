@@ -156,10 +156,11 @@ func (tc *termCaches) kept(terms []string) []string {
 }
 
 // prefetchPostings is the query that reads, in a search's first round
-// trip, the posting lists of the query's terms ($2) but those the store
-// keeps ($3).
+// trip, the posting lists of the query's terms but those the store keeps
+// ($2: the others, computed in Go, so that the index is not read for a
+// kept list only to drop its rows).
 const prefetchPostings = "SELECT term, page_id, tf, length FROM " + pageTermsTable +
-	" WHERE namespace = $1 AND term = ANY($2::text[]) AND NOT term = ANY($3::text[])"
+	" WHERE namespace = $1 AND term = ANY($2::text[])"
 
 // scanPostings reads the rows of a posting-list query.
 func scanPostings(rows pgx.Rows) ([]postingRow, error) {
