@@ -142,10 +142,7 @@
 // relations and by an index on (namespace, target) when walking incoming
 // ones; Both combines the two. A GetRelated of depth d costs at most d+4
 // round trips (begin, start check, one per hop, entity fetch, end), each an
-// index lookup, never a scan. The retriever's walk (ReadNeighborhood)
-// reads its first hop, the relations one hop further and the entities at
-// their ends in its first round trip, so a walk of two hops usually costs
-// two (that one and the end), a third hop one more.
+// index lookup, never a scan.
 //
 // FindByKeywords, a case-folded substring match, is narrowed by GIN indexes
 // on arrays of the 1- to 3-rune substrings of each entity's folded ID, name,

@@ -401,12 +401,10 @@ func (g *Graph) GetRelated(ctx context.Context, id string, opts kgmem.TraverseOp
 // ReadNeighborhood calls read with a kgmem.Neighborhood over this graph
 // inside one read-only REPEATABLE READ transaction, so that everything read
 // sees one snapshot, and returns read's error. kgmem.MemoryRetriever's graph
-// channel uses it to follow the relations a question asks about: each
-// query reads a hop and the relations one hop further (up to a bound), so
-// that the walk's next hop usually costs no round trip.
+// channel uses it to follow the relations a question asks about with one
+// query per hop.
 func (g *Graph) ReadNeighborhood(ctx context.Context, read func(kgmem.Neighborhood) error) error {
 	n := g.neighborhood()
-	n.ring = true
 	err := read(n)
 	if cerr := n.close(ctx); err == nil {
 		err = cerr
