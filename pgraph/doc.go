@@ -59,7 +59,8 @@
 // change feed: a change_xid column on kgmem_entities (existing rows get
 // the migration's transaction ID), the tables kgmem_entity_removals and
 // kgmem_entity_feed, and the triggers that keep them; it needs PostgreSQL
-// 13 or later (xid8).
+// 13 or later (xid8). Version 11 adds kgmem_memory_schemas, the schema of
+// each namespace's Memory (see Memory.SetSchema).
 //
 // # Namespaces
 //

@@ -42,6 +42,8 @@ type config struct {
 	pathBudget int
 	clock      func() time.Time
 	embedder   kgmem.Embedder // WithEmbedder: NewStore and OpenMemory only
+	schema     *kgmem.Schema  // WithSchema, normalized: OpenMemory only
+	schemaErr  error          // why WithSchema is invalid
 }
 
 type optionFunc func(*config)
@@ -120,6 +122,8 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Graph, error
 		o.apply(&cfg)
 	}
 	switch {
+	case cfg.schemaErr != nil:
+		return nil, cfg.schemaErr
 	case cfg.tags.MaxTagsPerEntity < 0:
 		return nil, fmt.Errorf("pgraph: WithTagConstraints: negative MaxTagsPerEntity %d: %w",
 			cfg.tags.MaxTagsPerEntity, kgmem.ErrInvalidArgument)

@@ -330,7 +330,7 @@ func (ms *Memories) readFail(ctx context.Context, op string, err error) error {
 // removeTables are the tables Remove deletes a namespace's rows from, in
 // order: deleting entities records removals, and trimming removals may
 // write the feed.
-var removeTables = []string{relationsTable, entitiesTable, removalsTable, feedTable, pageTermsTable, termDFsTable, vectorsTable, pagesTable, pageStatsTable}
+var removeTables = []string{relationsTable, entitiesTable, removalsTable, feedTable, pageTermsTable, termDFsTable, vectorsTable, pagesTable, pageStatsTable, memSchemaTable}
 
 // Remove deletes every row of scope's namespace, in one transaction: its
 // entities, relations, pages, their index and the change feed's records.

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"reflect"
 	"sync"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -24,7 +26,12 @@ import (
 type Memory struct {
 	graph     *Graph
 	store     *Store
-	retriever *kgmem.MemoryRetriever
+	retriever atomic.Pointer[kgmem.MemoryRetriever] // with the schema's vocabulary
+
+	// schema is the namespace's schema as last read or written by this
+	// memory, normalized; schemaMu serialises its replacements.
+	schema   atomic.Pointer[kgmem.Schema]
+	schemaMu sync.Mutex
 
 	// ingestMu makes this memory's Ingest calls take turns, from the
 	// planning to the commit; view is the graph they plan over, the
@@ -59,11 +66,21 @@ func OpenMemory(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Memor
 	}
 	m := &Memory{graph: g, store: s}
 	m.view = &ingestView{Graph: g, m: m}
-	ropts := []kgmem.RetrieverOption{kgmem.WithKnowledgeGraph(g)}
-	if s.emb != nil {
-		ropts = append(ropts, kgmem.WithLinkEmbedder(s.emb, 0))
+	stored, err := m.readSchema(ctx, pool)
+	if err != nil {
+		return nil, err
 	}
-	m.retriever = kgmem.NewMemoryRetriever(m.store, kgmem.RetrieverConfig{}, ropts...)
+	cfg := config{}
+	for _, o := range opts {
+		o.apply(&cfg) // New checked them
+	}
+	if cfg.schema != nil && !reflect.DeepEqual(*cfg.schema, stored) {
+		if err := m.writeSchema(ctx, *cfg.schema); err != nil {
+			return nil, err
+		}
+		stored = *cfg.schema
+	}
+	m.useSchema(stored)
 	return m, nil
 }
 
@@ -73,10 +90,13 @@ func (m *Memory) Graph() *Graph { return m.graph }
 // Store returns the memory's knowledge pages.
 func (m *Memory) Store() *Store { return m.store }
 
-// Retriever returns the retriever over the memory's store and graph,
-// built once by OpenMemory. For another configuration make one with
+// Retriever returns the retriever over the memory's store and graph, with
+// the default kgmem.RetrieverConfig and the Vocabulary of the memory's
+// schema (see Schema): OpenMemory builds it, and SetSchema, or an Ingest
+// or Schema call that finds the vocabulary changed by another process,
+// builds a new one. For another configuration make one with
 // kgmem.NewMemoryRetriever(m.Store(), cfg, kgmem.WithKnowledgeGraph(m.Graph())).
-func (m *Memory) Retriever() *kgmem.MemoryRetriever { return m.retriever }
+func (m *Memory) Retriever() *kgmem.MemoryRetriever { return m.retriever.Load() }
 
 // Ingest stores page and writes what a model extracted from it into the
 // graph, as kgmem.Ingest does with kgmem.WithSource(page.ID), in one
@@ -114,8 +134,13 @@ func (m *Memory) Ingest(ctx context.Context, page kgmem.KnowledgePage, x kgmem.E
 		return kgmem.IngestReport{}, err
 	}
 	defer unlock()
-	m.view.page, m.view.wrote = rows, false
-	defer func() { m.view.page = nil }()
+	schema, err := m.readSchema(ctx, m.graph.pool)
+	if err != nil {
+		return kgmem.IngestReport{}, err
+	}
+	m.useSchema(schema)
+	m.view.page, m.view.wrote, m.view.singleValued = rows, false, schema.SingleValued
+	defer func() { m.view.page, m.view.singleValued = nil, nil }()
 	opts = append(opts[:len(opts):len(opts)], kgmem.WithSource(page.ID))
 	rep, err := kgmem.Ingest(ctx, m.view, x, opts...)
 	if err != nil || m.view.wrote {
@@ -205,6 +230,9 @@ type ingestView struct {
 	m     *Memory
 	page  []*pageRow // the page being ingested; under m.ingestMu
 	wrote bool       // AddBatch ran; under m.ingestMu
+	// singleValued are the single-valued types of the schema the Ingest
+	// under way read; under m.ingestMu.
+	singleValued []string
 
 	// beforeBatch, when set, runs in the transaction between the page and
 	// the batch (tests make it fail).

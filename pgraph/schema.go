@@ -11,7 +11,7 @@ import (
 
 // SchemaVersion is the version of the database schema this package reads
 // and writes; Migrate brings a database up to it.
-const SchemaVersion = 10
+const SchemaVersion = 11
 
 // migrationLock is the key of the transaction-level advisory lock that
 // serialises migrations: two processes migrating at once take turns, and
@@ -31,6 +31,7 @@ const (
 	pageStatsTable = "kgmem_page_stats"
 	vectorsTable   = "kgmem_page_vectors"
 	termDFsTable   = "kgmem_page_term_dfs"
+	memSchemaTable = "kgmem_memory_schemas"
 )
 
 // migrations[i] brings the schema from version i to version i+1. A
@@ -272,6 +273,18 @@ CREATE TABLE kgmem_page_term_dfs (
 );
 INSERT INTO kgmem_page_term_dfs (namespace, term, df)
 	SELECT namespace, term, count(*) FROM kgmem_page_terms GROUP BY namespace, term;
+`},
+	// Version 11: the schema of a Memory (see memschema.go).
+	// kgmem_memory_schemas holds, per namespace whose memory was given a
+	// schema, the kgmem.Schema in its normalized form (kgmem.Schema.Normalize)
+	// as JSON: the single-valued relation types Ingest supersedes and the
+	// vocabulary the retriever reads questions with. A namespace without a
+	// row has the empty schema.
+	{sql: `
+CREATE TABLE kgmem_memory_schemas (
+	namespace text  PRIMARY KEY,
+	schema    jsonb NOT NULL
+);
 `},
 }
 

@@ -549,12 +549,13 @@ func (s *Store) Clear(ctx context.Context) error {
 // Score is the fused score, and a page may match through its vector alone.
 //
 // Search reads in one REPEATABLE READ transaction, so the totals, the
-// index rows and the pages it returns are of one instant. Cost: three
-// round trips — the namespace's totals and the query's document
-// frequencies (kgmem_page_term_dfs, schema version 10), the index rows of
-// the query's terms (one B-tree range each) but those of frequent terms
-// the store keeps in memory unchanged (see termCache in terms.go), the
-// returned pages — and O(postings of the query's terms) in Go; with an
+// index rows and the pages it returns are of one instant. Cost: two
+// round trips — the namespace's totals, the query's document frequencies
+// (kgmem_page_term_dfs, schema version 10) and the index rows of the
+// query's terms (one B-tree range each) but those of frequent terms the
+// store keeps in memory (see termCache in terms.go) in the first; the
+// returned pages in the second (a kept list found stale after a write
+// costs one more) — and O(postings of the query's terms) in Go; with an
 // embedder, O(N·d) more for N pages of d dimensions, and the namespace's
 // vectors read again after any write.
 func (s *Store) Search(ctx context.Context, query string, limit int) ([]kgmem.ScoredPage, error) {
@@ -615,10 +616,11 @@ type searchConn interface {
 // search ranks the pages for the distinct term keys, in query order, and
 // the query's unit vector qv (nil without an embedder), in one REPEATABLE
 // READ transaction on conn, which it begins with its first round trip
-// (the namespace's totals and the query's document frequencies) and
-// commits with its last (the returned pages); in between it reads the
-// posting lists that the store does not keep (see termCache) and, with
-// an embedder, the vectors when they changed. A search that returns
+// (the namespace's totals, the query's document frequencies and the
+// posting lists that the store does not keep, see termCache) and commits
+// with its last (the returned pages); in between it reads the kept lists
+// found stale, if any, and, with an embedder, the vectors when they
+// changed. A search that returns
 // early leaves the transaction open for the caller to end.
 func (s *Store) search(ctx context.Context, tx searchConn, terms []string, qv []float32, limit int) ([]kgmem.ScoredPage, error) {
 	var n, titleTerms, contentTerms, written int64
@@ -627,6 +629,8 @@ func (s *Store) search(ctx context.Context, tx searchConn, terms []string, qv []
 	batch.Queue("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
 	batch.Queue("SELECT pages, title_terms, content_terms, written, model, dims FROM "+pageStatsTable+" WHERE namespace = $1", s.g.ns)
 	batch.Queue("SELECT term, df, written FROM "+termDFsTable+" WHERE namespace = $1 AND term = ANY($2::text[])", s.g.ns, terms)
+	skipped := s.terms.kept(terms)
+	batch.Queue(prefetchPostings, s.g.ns, nonNil(slices.DeleteFunc(slices.Clone(terms), func(t string) bool { return slices.Contains(skipped, t) })))
 	br := tx.SendBatch(ctx, batch)
 	if _, err := br.Exec(); err != nil {
 		br.Close()
@@ -665,6 +669,15 @@ func (s *Store) search(ctx context.Context, tx searchConn, terms []string, qv []
 		br.Close()
 		return nil, err
 	}
+	if rows, err = br.Query(); err != nil {
+		br.Close()
+		return nil, err
+	}
+	got, err := scanPostings(rows)
+	if err != nil {
+		br.Close()
+		return nil, err
+	}
 	if err := br.Close(); err != nil {
 		return nil, err
 	}
@@ -700,7 +713,7 @@ func (s *Store) search(ctx context.Context, tx searchConn, terms []string, qv []
 		return w * (tf / (tf + k1*norm))
 	}
 	cache := s.terms.current(n)
-	lists, ids, err := s.postingLists(ctx, tx, cache, terms, stats)
+	lists, ids, err := s.postingLists(ctx, tx, cache, terms, stats, got, skipped)
 	if err != nil {
 		return nil, err
 	}

@@ -128,13 +128,63 @@ type termStat struct {
 	written int64
 }
 
+// postingRow is one row of kgmem_page_terms as a search reads it.
+type postingRow struct {
+	term, page string
+	tf, length float64
+}
+
+// kept returns the terms whose posting lists the current cache keeps,
+// whatever their stamp: a search reads the lists of the other terms in its
+// first round trip, before it knows the stamps (see prefetchPostings).
+func (tc *termCaches) kept(terms []string) []string {
+	tc.mu.Lock()
+	c := tc.c
+	tc.mu.Unlock()
+	if c == nil {
+		return nil
+	}
+	var out []string
+	c.mu.Lock()
+	for _, t := range terms {
+		if _, ok := c.lists[t]; ok {
+			out = append(out, t)
+		}
+	}
+	c.mu.Unlock()
+	return out
+}
+
+// prefetchPostings is the query that reads, in a search's first round
+// trip, the posting lists of the query's terms but those the store keeps
+// ($2: the others, computed in Go, so that the index is not read for a
+// kept list only to drop its rows).
+const prefetchPostings = "SELECT term, page_id, tf, length FROM " + pageTermsTable +
+	" WHERE namespace = $1 AND term = ANY($2::text[])"
+
+// scanPostings reads the rows of a posting-list query.
+func scanPostings(rows pgx.Rows) ([]postingRow, error) {
+	defer rows.Close()
+	var got []postingRow
+	for rows.Next() {
+		var r postingRow
+		if err := rows.Scan(&r.term, &r.page, &r.tf, &r.length); err != nil {
+			return nil, err
+		}
+		got = append(got, r)
+	}
+	return got, rows.Err()
+}
+
 // postingLists returns the posting lists of terms (stats[i] being term
 // i's entry, df 0 for a term no page has) as of tx's snapshot, numbered
 // by c, and ids, the page of each number: the kept lists of frequent
-// terms whose stamp is unchanged, and the others read in one query.
-func (s *Store) postingLists(ctx context.Context, tx searchConn, c *termCache, terms []string, stats []termStat) ([]*plist, []string, error) {
+// terms whose stamp is unchanged, those read already (got holds every row
+// of the terms not in skipped, read in the same snapshot), and the others
+// read in one query.
+func (s *Store) postingLists(ctx context.Context, tx searchConn, c *termCache, terms []string, stats []termStat, got []postingRow, skipped []string) ([]*plist, []string, error) {
 	lists := make([]*plist, len(terms))
-	var fetch []string
+	var fetch, read []string
 	index := make(map[string]int, len(terms))
 	c.mu.Lock()
 	for i, t := range terms {
@@ -146,34 +196,27 @@ func (s *Store) postingLists(ctx context.Context, tx searchConn, c *termCache, t
 			continue
 		}
 		index[t] = i
-		fetch = append(fetch, t)
+		read = append(read, t)
+		if slices.Contains(skipped, t) {
+			fetch = append(fetch, t)
+		}
 	}
 	c.mu.Unlock()
 	if len(fetch) > 0 {
-		type row struct {
-			term, page string
-			tf, length float64
-		}
 		rows, err := tx.Query(ctx, "SELECT term, page_id, tf, length FROM "+pageTermsTable+
 			" WHERE namespace = $1 AND term = ANY($2::text[])", s.g.ns, fetch)
 		if err != nil {
 			return nil, nil, err
 		}
-		var got []row
-		for rows.Next() {
-			var r row
-			if err := rows.Scan(&r.term, &r.page, &r.tf, &r.length); err != nil {
-				rows.Close()
-				return nil, nil, err
-			}
-			got = append(got, r)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		more, err := scanPostings(rows)
+		if err != nil {
 			return nil, nil, err
 		}
+		got = append(got, more...)
+	}
+	if len(read) > 0 {
 		fetched := make([]*plist, len(terms))
-		for _, t := range fetch {
+		for _, t := range read {
 			i := index[t]
 			fetched[i] = &plist{}
 			n := min(stats[i].df, int64(len(got)))
@@ -183,12 +226,16 @@ func (s *Store) postingLists(ctx context.Context, tx searchConn, c *termCache, t
 		}
 		c.mu.Lock()
 		for _, r := range got {
-			l := fetched[index[r.term]]
+			i, ok := index[r.term]
+			if !ok {
+				continue // a term whose kept list serves
+			}
+			l := fetched[i]
 			l.nums = append(l.nums, c.number(r.page))
 			l.tf = append(l.tf, r.tf)
 			l.length = append(l.length, r.length)
 		}
-		for _, t := range fetch {
+		for _, t := range read {
 			i := index[t]
 			lists[i] = fetched[i]
 			if stats[i].df >= termCacheMinDF && int64(len(fetched[i].nums)) == stats[i].df {
