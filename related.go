@@ -287,6 +287,9 @@ func (t *traversal) snapshot(ctx context.Context, g *InMemoryGraph, start int32,
 	}
 	items := make([]relatedItem, len(ranked))
 	nodes, rels, names := g.nodes, g.rels, g.types.names
+	// Two passes, each with one scattered read per item (the entity, then
+	// the relation record), which the processor overlaps better than two
+	// reads in one.
 	for i, rn := range ranked {
 		if i&(materializeCheckEvery-1) == materializeCheckEvery-1 {
 			if err := ctx.Err(); err != nil {
@@ -298,13 +301,21 @@ func (t *traversal) snapshot(ctx context.Context, g *InMemoryGraph, start int32,
 		if p := t.parent[v]; p != start {
 			parent = t.pos[p]
 		}
-		rec := &rels[t.prel[v]]
 		t.pos[v] = int32(i)
-		hops := rn.hop
-		if rec.src == v {
-			hops |= revBit
+		items[i] = relatedItem{id: nodes[v].id, score: rn.score, parent: parent, hops: rn.hop}
+	}
+	for i, rn := range ranked {
+		if i&(materializeCheckEvery-1) == materializeCheckEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 		}
-		items[i] = relatedItem{id: nodes[v].id, typ: names[rec.typ], score: rn.score, parent: parent, hops: hops}
+		rec := &rels[t.prel[rn.n]]
+		it := &items[i]
+		it.typ = names[rec.typ]
+		if rec.src == rn.n {
+			it.hops |= revBit
+		}
 	}
 	res.items = items
 	return res, nil
