@@ -156,13 +156,12 @@ func validatePathOptions(opts *PathOptions) error {
 // dst (src != dst) over st by meeting in the middle. opts must have been
 // validated.
 //
-// A path of L relations is split at one fixed position: its first ⌈L/2⌉
-// relations are a partial grown from src, its last ⌊L/2⌋ a partial grown
-// backwards from dst, so each path is found exactly once, by joining a
-// forward partial of depth a with a backward partial of depth a or a-1 that
-// ends at the same entity and shares no other entity with it. Levels are
-// grown alternately (forward 1, backward 1, forward 2, …) and joined as soon
-// as they exist, so short paths set the bar early: a partial whose score is
+// Each side grows level by level, the cheaper side first, until the two
+// depths add up to MaxHops; each new level is joined with the other side's
+// deepest level, so that every path is found exactly once, by joining a
+// forward partial and a backward partial that end at the same entity and
+// share no other entity. Levels are joined as soon as they exist, so short
+// paths set the bar early: a partial whose score is
 // below the k-th best complete score cannot lead to a better path (weights
 // are at most 1) and is not grown.
 // ps is scratch space from an earlier call or new; findPaths resets it.
@@ -177,33 +176,34 @@ func findPaths(ctx context.Context, ps *pathSearch, st stepper, src, dst int32, 
 	fwd, bwd := &ps.fwd, &ps.bwd
 	fwd.reset(src, dst, opts.Direction, 1)
 	bwd.reset(dst, src, opts.Direction.reverse(), pathSlack)
-	fwdDepth, bwdDepth := (opts.MaxHops+1)/2, opts.MaxHops/2
-	for a := 1; a <= fwdDepth; a++ {
+	// Each round grows the side whose next level costs less (fewer
+	// relations to scan; the forward side on a tie), then joins its new
+	// level with the other side's deepest one, until the depths add up to
+	// MaxHops. A path of L relations is found once, at the first pair of
+	// levels (i, L-i) that both exist: joining a new level d with an older
+	// level j < e of the other side would only find again the paths that
+	// the pair (d-1, j+1) found. On a hub, the search grows the side away
+	// from it deeper instead of scanning the hub's relations.
+	for depth(fwd)+depth(bwd) < opts.MaxHops {
 		if err := ctx.Err(); err != nil {
 			return nil, false, err
 		}
-		if err := ps.extend(ctx, fwd); err != nil {
+		grow, other := fwd, bwd
+		if ps.nextCost(bwd) < ps.nextCost(fwd) {
+			grow, other = bwd, fwd
+		}
+		if err := ps.extend(ctx, grow); err != nil {
 			return nil, false, err
 		}
-		if len(fwd.levels[a]) == 0 {
+		d := depth(grow)
+		if len(grow.levels[d]) == 0 {
 			break
 		}
-		if err := ps.join(ctx, fwd, bwd, a, a-1); err != nil {
-			return nil, false, err
+		a, b := d, depth(other)
+		if grow == bwd {
+			a, b = b, d
 		}
-		if a > bwdDepth || ps.joinCut {
-			break
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, false, err
-		}
-		if err := ps.extend(ctx, bwd); err != nil {
-			return nil, false, err
-		}
-		if len(bwd.levels[a]) == 0 {
-			break
-		}
-		if err := ps.join(ctx, fwd, bwd, a, a); err != nil {
+		if err := ps.join(ctx, fwd, bwd, a, b); err != nil {
 			return nil, false, err
 		}
 		if ps.joinCut {
@@ -215,6 +215,39 @@ func findPaths(ctx context.Context, ps *pathSearch, st stepper, src, dst int32, 
 		return nil, false, err
 	}
 	return ps.best, ps.truncated, nil
+}
+
+// depth returns the depth of s's deepest level.
+func depth(s *pathSide) int { return len(s.levels) - 1 }
+
+// nextCost estimates the work of growing s by one level: the relations
+// its deepest level's partials that can still grow would scan (each
+// partial once, as expand scans them), or, for a backend that cannot tell
+// degrees, how many partials there are.
+func (ps *pathSearch) nextCost(s *pathSide) int {
+	th := ps.threshold()
+	d, hasDegree := ps.st.(degreer)
+	cost := 0
+	for _, i := range s.levels[len(s.levels)-1] {
+		p := &s.parts[i]
+		if p.node == s.avoid || p.score*s.slack < th {
+			continue
+		}
+		if hasDegree {
+			cost += d.degree(p.node, s.dir)
+		} else {
+			cost++
+		}
+	}
+	return cost
+}
+
+// degreer is a stepper that can tell how many relations expand scans for
+// one entity.
+type degreer interface {
+	// degree returns how many relations leave node n in direction dir,
+	// before any type filter.
+	degree(n int32, dir Direction) int
 }
 
 // reset makes s a side holding only its root, keeping its buffers.

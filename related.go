@@ -320,3 +320,15 @@ func (t *traversal) snapshot(ctx context.Context, g *InMemoryGraph, start int32,
 	res.items = items
 	return res, nil
 }
+
+// degree implements degreer.
+func (s *memStep) degree(n int32, dir Direction) int {
+	node := &s.g.nodes[n]
+	switch dir {
+	case Outgoing:
+		return len(node.out)
+	case Incoming:
+		return len(node.in)
+	}
+	return len(node.out) + len(node.in)
+}
