@@ -101,8 +101,9 @@ type pathSearch struct {
 	front, nodes      []int32 // scratch for extend
 	pathNodes         []int32 // scratch for offer: the path on offer
 	pathRels          []int32
-	chainX, chainY    []int32 // scratch for comparePartials
-	arena, spareArena []int32 // the nodes and relations of candidates; see store
+	chainX, chainY    []int32    // scratch for comparePartials
+	keys              []levelKey // scratch for sortLevel
+	arena, spareArena []int32    // the nodes and relations of candidates; see store
 
 	// State of the level extend is growing, for grow.
 	side     *pathSide
@@ -300,7 +301,7 @@ func (ps *pathSearch) extend(ctx context.Context, s *pathSide) error {
 			return cmp.Compare(a, b)
 		})
 		front = ps.capFront(s, front)
-	} else {
+	} else if !ps.fits(s, front) {
 		slices.SortFunc(front, func(a, b int32) int {
 			pa, pb := &s.parts[a], &s.parts[b]
 			if c := cmp.Compare(pb.score, pa.score); c != 0 {
@@ -332,13 +333,7 @@ func (ps *pathSearch) extend(ctx context.Context, s *pathSide) error {
 	if cut {
 		ps.truncated = true
 	}
-	slices.SortFunc(next, func(a, b int32) int {
-		pa, pb := &s.parts[a], &s.parts[b]
-		if c := cmp.Compare(pa.node, pb.node); c != 0 {
-			return c
-		}
-		return cmp.Compare(pb.score, pa.score)
-	})
+	ps.sortLevel(s, next)
 	s.levels = append(s.levels, next)
 	return nil
 }
@@ -366,6 +361,52 @@ func (ps *pathSearch) grow(from int, to, rel int32, w float64) {
 	}
 	s.parts = append(s.parts, partial{node: to, parent: pi, rel: rel, depth: p.depth + 1, score: score, w: w})
 	ps.next = append(ps.next, int32(len(s.parts)-1))
+}
+
+// fits reports whether growing every partial of front scans no more
+// relations than the budget has left, so that their order cannot matter:
+// only a backend that tells degrees can say so.
+func (ps *pathSearch) fits(s *pathSide, front []int32) bool {
+	d, ok := ps.st.(degreer)
+	if !ok {
+		return false
+	}
+	n := 0
+	for _, pi := range front {
+		if n += d.degree(s.parts[pi].node, s.dir); n > ps.scans {
+			return false
+		}
+	}
+	return true
+}
+
+// levelKey is a partial's sort key within its level.
+type levelKey struct {
+	node, i int32
+	score   float64
+}
+
+// sortLevel sorts the partials of level by node, then score descending,
+// then index, through a buffer of their keys, so that the comparisons read
+// the keys in order rather than the partials scattered in s.parts.
+func (ps *pathSearch) sortLevel(s *pathSide, level []int32) {
+	keys := slices.Grow(ps.keys[:0], len(level))
+	for _, i := range level {
+		keys = append(keys, levelKey{node: s.parts[i].node, i: i, score: s.parts[i].score})
+	}
+	slices.SortFunc(keys, func(a, b levelKey) int {
+		if a.node != b.node {
+			return cmp.Compare(a.node, b.node)
+		}
+		if a.score != b.score {
+			return cmp.Compare(b.score, a.score)
+		}
+		return cmp.Compare(a.i, b.i)
+	})
+	for j, k := range keys {
+		level[j] = k.i
+	}
+	ps.keys = keys
 }
 
 // capFront keeps the partials of front, sorted best first, that end at one
