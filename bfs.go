@@ -440,7 +440,8 @@ func cloneRelation(r Relation) Relation {
 // before returning, so a call cancelled while it works returns no result.
 // Cost: O(V+E) over the entities and relations reached, plus O(r log r) to
 // sort r results; the read lock is held throughout, so writers wait for the
-// traversal.
+// traversal. Related answers the same question without copying entities,
+// paths and relations.
 func (g *InMemoryGraph) GetRelated(ctx context.Context, id string, opts TraverseOptions) ([]ScoredEntity, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

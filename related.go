@@ -114,7 +114,7 @@ func (t *traversal) rankSort(ctx context.Context, st stepper, ranked []rankedNod
 		shift := 8 * d
 		for lo := 0; lo < len(src); lo += sortChunk {
 			if err := ctx.Err(); err != nil {
-				t.ranked, t.spare = ranked, dst
+				t.ranked, t.spare = src, dst // two distinct arrays, kept for the next call
 				return nil, err
 			}
 			for i := lo; i < min(lo+sortChunk, len(src)); i++ {
