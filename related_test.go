@@ -176,3 +176,56 @@ func TestRelatedErrors(t *testing.T) {
 	_, err := g.Related(t.Context(), "a", TraverseOptions{})
 	require.ErrorIs(t, err, ErrClosed)
 }
+
+// errAfter is a context whose Err reports cancellation from its n-th call.
+type errAfter struct {
+	context.Context
+	n int
+}
+
+func (c *errAfter) Err() error {
+	if c.n--; c.n < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestRankSortCancelledKeepsScratch: a traversal cancelled at any point of
+// the ranking (by radix, of results with distinct scores) returns
+// ctx.Err(), and the scratch it leaves answers the next call exactly.
+func TestRankSortCancelledKeepsScratch(t *testing.T) {
+	t.Parallel()
+	n := 2 * sortChunk
+	es := []Entity{{ID: "hub"}}
+	var rs []Relation
+	for i := range n {
+		id := fmt.Sprintf("y%06d", i)
+		es = append(es, Entity{ID: id})
+		rs = append(rs, Relation{SourceID: "hub", TargetID: id, Type: "t", Weight: float64(i+1) / float64(n+1)})
+	}
+	g := buildGraph(t, es, rs)
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	st := g.step(nil, AsOf{})
+	var fresh traversal
+	fresh.grow(len(g.nodes))
+	want, err := getRelated(t.Context(), st, &fresh, g.ids["hub"], TraverseOptions{Depth: 1, Limit: 10})
+	require.NoError(t, err)
+	var tr traversal
+	tr.grow(len(g.nodes))
+	cancelled := 0
+	for calls := 0; ; calls++ {
+		res, err := getRelated(&errAfter{Context: t.Context(), n: calls}, st, &tr, g.ids["hub"], TraverseOptions{Depth: 1, Limit: 10})
+		if err == nil {
+			require.Equal(t, want, res, "after %d cancelled calls", cancelled)
+			break
+		}
+		require.ErrorIs(t, err, context.Canceled)
+		require.Nil(t, res)
+		cancelled++
+		again, err := getRelated(t.Context(), st, &tr, g.ids["hub"], TraverseOptions{Depth: 1, Limit: 10})
+		require.NoError(t, err)
+		require.Equal(t, want, again, "cancelled at context check %d", calls)
+	}
+	require.Greater(t, cancelled, 5, "the ranking must check the context between its passes")
+}
