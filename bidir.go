@@ -110,6 +110,7 @@ type pathSearch struct {
 	th       float64
 	next     []int32
 	maxParts int                                      // the most partials side may hold when the level is grown
+	meet     *pathSide                                // when the level grown is the last: the side it is joined with
 	visit    func(from int, to, rel int32, w float64) // ps.grow, bound once
 }
 
@@ -193,7 +194,15 @@ func findPaths(ctx context.Context, ps *pathSearch, st stepper, src, dst int32, 
 		if ps.nextCost(bwd) < ps.nextCost(fwd) {
 			grow, other = bwd, fwd
 		}
-		if err := ps.extend(ctx, grow); err != nil {
+		// The last level is joined with other's deepest level only, so
+		// it keeps only the partials that end where one of those does.
+		ps.meet = nil
+		if depth(grow)+1+depth(other) == opts.MaxHops {
+			ps.meet = other
+		}
+		err := ps.extend(ctx, grow)
+		ps.meet = nil
+		if err != nil {
 			return nil, false, err
 		}
 		d := depth(grow)
@@ -340,14 +349,15 @@ func (ps *pathSearch) extend(ctx context.Context, s *pathSide) error {
 
 // grow is extend's visitor: it offers the partial front[from] extended by
 // relation rel to entity to, and keeps it in ps.next unless it repeats an
-// entity or scores below the bar. Each call follows a relation scanned
+// entity, scores below the bar or, on the last level, ends where no
+// partial of the other side does. Each call follows a relation scanned
 // within the budget, so the budget bounds the partials built too.
 func (ps *pathSearch) grow(from int, to, rel int32, w float64) {
 	s := ps.side
 	pi := ps.front[from]
 	p := s.parts[pi]
 	score := p.score * w
-	if score*s.slack < ps.th || s.onPath(pi, to) {
+	if score*s.slack < ps.th || ps.meet != nil && !ps.meet.reaches(to) || s.onPath(pi, to) {
 		return
 	}
 	if len(s.parts) == cap(s.parts) && len(s.parts) >= maxPooledPartials/2 {
@@ -361,6 +371,14 @@ func (ps *pathSearch) grow(from int, to, rel int32, w float64) {
 	}
 	s.parts = append(s.parts, partial{node: to, parent: pi, rel: rel, depth: p.depth + 1, score: score, w: w})
 	ps.next = append(ps.next, int32(len(s.parts)-1))
+}
+
+// reaches reports whether a partial of s's deepest level, which is sorted
+// by node, ends at node n.
+func (s *pathSide) reaches(n int32) bool {
+	level := s.levels[len(s.levels)-1]
+	_, ok := slices.BinarySearchFunc(level, n, func(pi, n int32) int { return cmp.Compare(s.parts[pi].node, n) })
+	return ok
 }
 
 // fits reports whether growing every partial of front scans no more
