@@ -357,6 +357,18 @@ func BenchmarkGetRelated(b *testing.B) {
 							}
 							b.ReportMetric(float64(reached)/float64(b.N), "entities/op")
 						})
+						b.Run(name+"/impl=kgmem-related", func(b *testing.B) {
+							b.ReportAllocs()
+							n := 0
+							for i := 0; b.Loop(); i++ {
+								res, err := f.g.Related(ctx, f.starts[i%len(f.starts)], opts)
+								if err != nil {
+									b.Fatal(err)
+								}
+								n += res.Len()
+							}
+							b.ReportMetric(float64(n)/float64(b.N), "entities/op")
+						})
 						b.Run(name+"/impl=csr+result", func(b *testing.B) {
 							b.ReportAllocs()
 							n := 0

@@ -68,7 +68,7 @@ type traversal struct {
 	pos    []int32 // index of the handle's result while materializing
 
 	level, next, reached []int32
-	ranked               []rankedNode
+	ranked, spare        []rankedNode // spare: rankSort's buffer
 }
 
 // begin prepares t for a call over at least n handles.
@@ -153,41 +153,59 @@ func validateTypes(types []string) error {
 // is visited once per direction, O(V+E) within Depth, plus sorting the
 // result.
 func getRelated(ctx context.Context, st stepper, t *traversal, start int32, opts TraverseOptions) ([]ScoredEntity, error) {
+	ranked, hop, err := rankRelated(ctx, st, t, start, opts)
+	if err == nil {
+		err = st.prepare(ctx, ranked)
+	}
+	var out []ScoredEntity
+	if err == nil {
+		out, err = t.materialize(ctx, st, start, ranked)
+	}
+	t.end(hop)
+	if err != nil {
+		return nil, err
+	}
+	// A call cancelled while it finished its answer still fails.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// rankRelated runs the traversal getRelated describes and returns the
+// reached handles in result order, cut to opts.Limit, with the deepest hop
+// reached. The caller reads t's parent links for them, then calls
+// t.end(hop), also when rankRelated fails.
+func rankRelated(ctx context.Context, st stepper, t *traversal, start int32, opts TraverseOptions) ([]rankedNode, int, error) {
 	t.begin(int(start) + 1)
 	base := t.base
 	t.stamp[start], t.score[start], t.parent[start], t.prel[start] = base, 1, -1, -1
 	level, next, reached := append(t.level[:0], start), t.next[:0], t.reached[:0]
+	ms, fast := st.(*memStep)
+	fast = fast && ms.filter == nil && !ms.timed
 	hop := 0
 	for hop < opts.Depth && len(level) > 0 {
 		if err := ctx.Err(); err != nil {
-			t.end(hop)
-			return nil, err
+			return nil, hop, err
 		}
 		hop++
 		cur := base + uint32(hop)
 		next = next[:0]
-		_, _, err := st.expand(ctx, level, opts.Direction, math.MaxInt, func(from int, to, rel int32, w float64) {
-			if int(to) >= len(t.stamp) {
-				t.grow(int(to) + 1)
-			}
-			s := t.stamp[to]
-			if s >= base && s < cur {
-				return // reached at an earlier hop
-			}
-			u := level[from]
-			score := t.score[u] * w
-			if s != cur {
-				t.stamp[to], t.score[to], t.parent[to], t.prel[to] = cur, score, u, rel
-				next = append(next, to)
-				return
-			}
-			if t.better(st, score, u, rel, to) {
-				t.score[to], t.parent[to], t.prel[to] = score, u, rel
-			}
-		})
+		var err error
+		if fast {
+			next, err = t.expandAll(ctx, ms, level, opts.Direction, cur, next)
+		} else {
+			_, _, err = st.expand(ctx, level, opts.Direction, math.MaxInt, func(from int, to, rel int32, w float64) {
+				if int(to) >= len(t.stamp) {
+					t.grow(int(to) + 1)
+				}
+				if t.offer(st, level[from], to, rel, w, cur) {
+					next = append(next, to)
+				}
+			})
+		}
 		if err != nil {
-			t.end(hop)
-			return nil, err
+			return nil, hop, err
 		}
 		if c := opts.MaxNodesPerHop; c > 0 && len(next) > c {
 			// The entities cut here keep their stamp, so later hops treat
@@ -199,8 +217,7 @@ func getRelated(ctx context.Context, st stepper, t *traversal, start int32, opts
 				return strings.Compare(st.id(a), st.id(b))
 			})
 			if err != nil {
-				t.end(hop)
-				return nil, err
+				return nil, hop, err
 			}
 			next = next[:c]
 		}
@@ -209,49 +226,42 @@ func getRelated(ctx context.Context, st stepper, t *traversal, start int32, opts
 	}
 	t.level, t.next, t.reached = level, next, reached
 	if err := ctx.Err(); err != nil {
-		t.end(hop)
-		return nil, err
+		return nil, hop, err
 	}
 
 	// Order the result: score descending, hops ascending, ID ascending. The
-	// keys are gathered first so that the sort reads them sequentially.
+	// keys are gathered first so that the sort reads them sequentially;
+	// reached lists the handles hop by hop, which rankSort relies on.
 	ranked := t.ranked[:0]
 	for _, v := range reached {
 		ranked = append(ranked, rankedNode{score: t.score[v], hop: t.stamp[v] - base, n: v})
 	}
-	t.ranked = ranked
-	err := sortCtx(ctx, ranked, func(a, b rankedNode) int {
-		switch {
-		case a.score > b.score:
-			return -1
-		case a.score < b.score:
-			return 1
-		case a.hop != b.hop:
-			return cmp.Compare(a.hop, b.hop)
-		}
-		return strings.Compare(st.id(a.n), st.id(b.n))
-	})
+	ranked, err := t.rankSort(ctx, st, ranked)
 	if err != nil {
-		t.end(hop)
-		return nil, err
+		return nil, hop, err
 	}
 	if opts.Limit > 0 && len(ranked) > opts.Limit {
 		ranked = ranked[:opts.Limit]
 	}
-	if err := st.prepare(ctx, ranked); err != nil {
-		t.end(hop)
-		return nil, err
+	return ranked, hop, nil
+}
+
+// offer offers v, reached from u by relation rel of weight w at the hop
+// whose stamp is cur, and reports whether v is newly reached.
+func (t *traversal) offer(st stepper, u, v, rel int32, w float64, cur uint32) bool {
+	s := t.stamp[v]
+	if s >= t.base && s < cur {
+		return false // reached at an earlier hop
 	}
-	out, err := t.materialize(ctx, st, start, ranked)
-	t.end(hop)
-	if err != nil {
-		return nil, err
+	score := t.score[u] * w
+	if s != cur {
+		t.stamp[v], t.score[v], t.parent[v], t.prel[v] = cur, score, u, rel
+		return true
 	}
-	// A call cancelled while it finished its answer still fails.
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	if t.better(st, score, u, rel, v) {
+		t.score[v], t.parent[v], t.prel[v] = score, u, rel
 	}
-	return out, nil
+	return false
 }
 
 // sortChunk is how many elements sortCtx sorts, or merges, between two
@@ -430,7 +440,8 @@ func cloneRelation(r Relation) Relation {
 // before returning, so a call cancelled while it works returns no result.
 // Cost: O(V+E) over the entities and relations reached, plus O(r log r) to
 // sort r results; the read lock is held throughout, so writers wait for the
-// traversal.
+// traversal. Related answers the same question without copying entities,
+// paths and relations.
 func (g *InMemoryGraph) GetRelated(ctx context.Context, id string, opts TraverseOptions) ([]ScoredEntity, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -265,6 +265,34 @@ func requireRefResults(t *testing.T, want, got []kgmem.ScoredEntity, msgAndArgs 
 	require.Equal(t, want, got, msgAndArgs...)
 }
 
+// requireRelatedMatches requires g.Related to answer as GetRelated's
+// want: the same entities in the same order, with the same scores, paths
+// and relations, built from its links and keys.
+func requireRelatedMatches(t *testing.T, g *kgmem.InMemoryGraph, start string, opts kgmem.TraverseOptions, want []kgmem.ScoredEntity, msgAndArgs ...any) {
+	t.Helper()
+	r, err := g.Related(t.Context(), start, opts)
+	require.NoError(t, err, msgAndArgs...)
+	got := make([]kgmem.ScoredEntity, r.Len())
+	for i := range got {
+		e, ok, err := r.Entity(t.Context(), i)
+		require.NoError(t, err)
+		require.True(t, ok)
+		rel, ok, err := r.Relation(t.Context(), i)
+		require.NoError(t, err)
+		require.True(t, ok)
+		var rels []kgmem.Relation
+		if p := r.Parent(i); p >= 0 {
+			require.Less(t, p, i, msgAndArgs...)
+			require.Equal(t, r.Hops(p)+1, r.Hops(i), msgAndArgs...)
+			rels = append(rels, got[p].Relations...)
+		} else {
+			require.Equal(t, 1, r.Hops(i), msgAndArgs...)
+		}
+		got[i] = kgmem.ScoredEntity{Entity: e, Score: r.Score(i), Path: r.Path(i), Relations: append(rels, rel)}
+	}
+	requireRefResults(t, want, got, msgAndArgs...)
+}
+
 func describeRefGraph(rg refGraph) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "entities %q\n", rg.ids())
@@ -447,6 +475,7 @@ func TestGetRelatedMatchesReference(t *testing.T) {
 								got, err := g.GetRelated(t.Context(), start, opts)
 								require.NoError(t, err)
 								requireRefResults(t, want, got, "graph %d, GetRelated(%q, %+v) on\n%s", n, start, opts, desc)
+								requireRelatedMatches(t, g, start, opts, want, "graph %d, Related(%q, %+v) on\n%s", n, start, opts, desc)
 							}
 						}
 					}
@@ -497,6 +526,8 @@ func TestGetRelatedIgnoresInsertionOrder(t *testing.T) {
 								got, err := g.GetRelated(t.Context(), start, opts)
 								require.NoError(t, err)
 								requireRefResults(t, want, got, "graph %d, build %d, GetRelated(%q, %+v) on\n%s",
+									n, i, start, opts, desc)
+								requireRelatedMatches(t, g, start, opts, want, "graph %d, build %d, Related(%q, %+v) on\n%s",
 									n, i, start, opts, desc)
 							}
 						}

@@ -101,14 +101,16 @@ type pathSearch struct {
 	front, nodes      []int32 // scratch for extend
 	pathNodes         []int32 // scratch for offer: the path on offer
 	pathRels          []int32
-	chainX, chainY    []int32 // scratch for comparePartials
-	arena, spareArena []int32 // the nodes and relations of candidates; see store
+	chainX, chainY    []int32    // scratch for comparePartials
+	keys              []levelKey // scratch for sortLevel
+	arena, spareArena []int32    // the nodes and relations of candidates; see store
 
 	// State of the level extend is growing, for grow.
 	side     *pathSide
 	th       float64
 	next     []int32
 	maxParts int                                      // the most partials side may hold when the level is grown
+	meet     *pathSide                                // when the level grown is the last: the side it is joined with
 	visit    func(from int, to, rel int32, w float64) // ps.grow, bound once
 }
 
@@ -156,13 +158,12 @@ func validatePathOptions(opts *PathOptions) error {
 // dst (src != dst) over st by meeting in the middle. opts must have been
 // validated.
 //
-// A path of L relations is split at one fixed position: its first ⌈L/2⌉
-// relations are a partial grown from src, its last ⌊L/2⌋ a partial grown
-// backwards from dst, so each path is found exactly once, by joining a
-// forward partial of depth a with a backward partial of depth a or a-1 that
-// ends at the same entity and shares no other entity with it. Levels are
-// grown alternately (forward 1, backward 1, forward 2, …) and joined as soon
-// as they exist, so short paths set the bar early: a partial whose score is
+// Each side grows level by level, the cheaper side first, until the two
+// depths add up to MaxHops; each new level is joined with the other side's
+// deepest level, so that every path is found exactly once, by joining a
+// forward partial and a backward partial that end at the same entity and
+// share no other entity. Levels are joined as soon as they exist, so short
+// paths set the bar early: a partial whose score is
 // below the k-th best complete score cannot lead to a better path (weights
 // are at most 1) and is not grown.
 // ps is scratch space from an earlier call or new; findPaths resets it.
@@ -177,33 +178,42 @@ func findPaths(ctx context.Context, ps *pathSearch, st stepper, src, dst int32, 
 	fwd, bwd := &ps.fwd, &ps.bwd
 	fwd.reset(src, dst, opts.Direction, 1)
 	bwd.reset(dst, src, opts.Direction.reverse(), pathSlack)
-	fwdDepth, bwdDepth := (opts.MaxHops+1)/2, opts.MaxHops/2
-	for a := 1; a <= fwdDepth; a++ {
+	// Each round grows the side whose next level costs less (fewer
+	// relations to scan; the forward side on a tie), then joins its new
+	// level with the other side's deepest one, until the depths add up to
+	// MaxHops. A path of L relations is found once, at the first pair of
+	// levels (i, L-i) that both exist: joining a new level d with an older
+	// level j < e of the other side would only find again the paths that
+	// the pair (d-1, j+1) found. On a hub, the search grows the side away
+	// from it deeper instead of scanning the hub's relations.
+	for depth(fwd)+depth(bwd) < opts.MaxHops {
 		if err := ctx.Err(); err != nil {
 			return nil, false, err
 		}
-		if err := ps.extend(ctx, fwd); err != nil {
+		grow, other := fwd, bwd
+		if ps.nextCost(bwd) < ps.nextCost(fwd) {
+			grow, other = bwd, fwd
+		}
+		// The last level is joined with other's deepest level only, so
+		// it keeps only the partials that end where one of those does.
+		ps.meet = nil
+		if depth(grow)+1+depth(other) == opts.MaxHops {
+			ps.meet = other
+		}
+		err := ps.extend(ctx, grow)
+		ps.meet = nil
+		if err != nil {
 			return nil, false, err
 		}
-		if len(fwd.levels[a]) == 0 {
+		d := depth(grow)
+		if len(grow.levels[d]) == 0 {
 			break
 		}
-		if err := ps.join(ctx, fwd, bwd, a, a-1); err != nil {
-			return nil, false, err
+		a, b := d, depth(other)
+		if grow == bwd {
+			a, b = b, d
 		}
-		if a > bwdDepth || ps.joinCut {
-			break
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, false, err
-		}
-		if err := ps.extend(ctx, bwd); err != nil {
-			return nil, false, err
-		}
-		if len(bwd.levels[a]) == 0 {
-			break
-		}
-		if err := ps.join(ctx, fwd, bwd, a, a); err != nil {
+		if err := ps.join(ctx, fwd, bwd, a, b); err != nil {
 			return nil, false, err
 		}
 		if ps.joinCut {
@@ -215,6 +225,39 @@ func findPaths(ctx context.Context, ps *pathSearch, st stepper, src, dst int32, 
 		return nil, false, err
 	}
 	return ps.best, ps.truncated, nil
+}
+
+// depth returns the depth of s's deepest level.
+func depth(s *pathSide) int { return len(s.levels) - 1 }
+
+// nextCost estimates the work of growing s by one level: the relations
+// its deepest level's partials that can still grow would scan (each
+// partial once, as expand scans them), or, for a backend that cannot tell
+// degrees, how many partials there are.
+func (ps *pathSearch) nextCost(s *pathSide) int {
+	th := ps.threshold()
+	d, hasDegree := ps.st.(degreer)
+	cost := 0
+	for _, i := range s.levels[len(s.levels)-1] {
+		p := &s.parts[i]
+		if p.node == s.avoid || p.score*s.slack < th {
+			continue
+		}
+		if hasDegree {
+			cost += d.degree(p.node, s.dir)
+		} else {
+			cost++
+		}
+	}
+	return cost
+}
+
+// degreer is a stepper that can tell how many relations expand scans for
+// one entity.
+type degreer interface {
+	// degree returns how many relations leave node n in direction dir,
+	// before any type filter.
+	degree(n int32, dir Direction) int
 }
 
 // reset makes s a side holding only its root, keeping its buffers.
@@ -267,7 +310,7 @@ func (ps *pathSearch) extend(ctx context.Context, s *pathSide) error {
 			return cmp.Compare(a, b)
 		})
 		front = ps.capFront(s, front)
-	} else {
+	} else if !ps.fits(s, front) {
 		slices.SortFunc(front, func(a, b int32) int {
 			pa, pb := &s.parts[a], &s.parts[b]
 			if c := cmp.Compare(pb.score, pa.score); c != 0 {
@@ -299,27 +342,22 @@ func (ps *pathSearch) extend(ctx context.Context, s *pathSide) error {
 	if cut {
 		ps.truncated = true
 	}
-	slices.SortFunc(next, func(a, b int32) int {
-		pa, pb := &s.parts[a], &s.parts[b]
-		if c := cmp.Compare(pa.node, pb.node); c != 0 {
-			return c
-		}
-		return cmp.Compare(pb.score, pa.score)
-	})
+	ps.sortLevel(s, next)
 	s.levels = append(s.levels, next)
 	return nil
 }
 
 // grow is extend's visitor: it offers the partial front[from] extended by
 // relation rel to entity to, and keeps it in ps.next unless it repeats an
-// entity or scores below the bar. Each call follows a relation scanned
+// entity, scores below the bar or, on the last level, ends where no
+// partial of the other side does. Each call follows a relation scanned
 // within the budget, so the budget bounds the partials built too.
 func (ps *pathSearch) grow(from int, to, rel int32, w float64) {
 	s := ps.side
 	pi := ps.front[from]
 	p := s.parts[pi]
 	score := p.score * w
-	if score*s.slack < ps.th || s.onPath(pi, to) {
+	if score*s.slack < ps.th || ps.meet != nil && !ps.meet.reaches(to) || s.onPath(pi, to) {
 		return
 	}
 	if len(s.parts) == cap(s.parts) && len(s.parts) >= maxPooledPartials/2 {
@@ -333,6 +371,60 @@ func (ps *pathSearch) grow(from int, to, rel int32, w float64) {
 	}
 	s.parts = append(s.parts, partial{node: to, parent: pi, rel: rel, depth: p.depth + 1, score: score, w: w})
 	ps.next = append(ps.next, int32(len(s.parts)-1))
+}
+
+// reaches reports whether a partial of s's deepest level, which is sorted
+// by node, ends at node n.
+func (s *pathSide) reaches(n int32) bool {
+	level := s.levels[len(s.levels)-1]
+	_, ok := slices.BinarySearchFunc(level, n, func(pi, n int32) int { return cmp.Compare(s.parts[pi].node, n) })
+	return ok
+}
+
+// fits reports whether growing every partial of front scans no more
+// relations than the budget has left, so that their order cannot matter:
+// only a backend that tells degrees can say so.
+func (ps *pathSearch) fits(s *pathSide, front []int32) bool {
+	d, ok := ps.st.(degreer)
+	if !ok {
+		return false
+	}
+	n := 0
+	for _, pi := range front {
+		if n += d.degree(s.parts[pi].node, s.dir); n > ps.scans {
+			return false
+		}
+	}
+	return true
+}
+
+// levelKey is a partial's sort key within its level.
+type levelKey struct {
+	node, i int32
+	score   float64
+}
+
+// sortLevel sorts the partials of level by node, then score descending,
+// then index, through a buffer of their keys, so that the comparisons read
+// the keys in order rather than the partials scattered in s.parts.
+func (ps *pathSearch) sortLevel(s *pathSide, level []int32) {
+	keys := slices.Grow(ps.keys[:0], len(level))
+	for _, i := range level {
+		keys = append(keys, levelKey{node: s.parts[i].node, i: i, score: s.parts[i].score})
+	}
+	slices.SortFunc(keys, func(a, b levelKey) int {
+		if a.node != b.node {
+			return cmp.Compare(a.node, b.node)
+		}
+		if a.score != b.score {
+			return cmp.Compare(b.score, a.score)
+		}
+		return cmp.Compare(a.i, b.i)
+	})
+	for j, k := range keys {
+		level[j] = k.i
+	}
+	ps.keys = keys
 }
 
 // capFront keeps the partials of front, sorted best first, that end at one

@@ -191,12 +191,14 @@ func requireCancelledPromptly(t *testing.T, call func(ctx context.Context) error
 }
 
 // giantHub returns src → x_i → hub for i < paths, hub → y_j for j < fan
-// weighted w, and three direct paths src → c_i → dst of weight 1. With w <
-// 1 every partial path through the hub's relations scores below the three
-// paths found first and is dropped, and only scanning costs; with w = 1
-// each is kept.
+// weighted w, and three direct paths src → c_i → dst of weight 1; and the
+// mirror image on dst's side: z_i → dst, hub2 → z_i, and v_j → hub2
+// weighted w. Both sides of the search meet a hub at their third level,
+// so neither can grow past it cheaply. With w < 1 every partial path
+// through the hubs' relations scores below the three paths found first and
+// is dropped, and only scanning costs; with w = 1 each is kept.
 func giantHub(paths, fan int, w float64) ([]Entity, []Relation) {
-	es := []Entity{{ID: "src"}, {ID: "hub"}, {ID: "dst"}}
+	es := []Entity{{ID: "src"}, {ID: "hub"}, {ID: "hub2"}, {ID: "dst"}}
 	var rs []Relation
 	for i := range 3 {
 		c := fmt.Sprintf("c%d", i)
@@ -205,15 +207,18 @@ func giantHub(paths, fan int, w float64) ([]Entity, []Relation) {
 			Relation{SourceID: c, TargetID: "dst", Type: "t", Weight: 1})
 	}
 	for i := range paths {
-		x := fmt.Sprintf("x%05d", i)
-		es = append(es, Entity{ID: x})
+		x, z := fmt.Sprintf("x%05d", i), fmt.Sprintf("z%05d", i)
+		es = append(es, Entity{ID: x}, Entity{ID: z})
 		rs = append(rs, Relation{SourceID: "src", TargetID: x, Type: "t", Weight: 1},
-			Relation{SourceID: x, TargetID: "hub", Type: "t", Weight: 1})
+			Relation{SourceID: x, TargetID: "hub", Type: "t", Weight: 1},
+			Relation{SourceID: z, TargetID: "dst", Type: "t", Weight: 1},
+			Relation{SourceID: "hub2", TargetID: z, Type: "t", Weight: 1})
 	}
 	for j := range fan {
-		y := fmt.Sprintf("y%07d", j)
-		es = append(es, Entity{ID: y})
-		rs = append(rs, Relation{SourceID: "hub", TargetID: y, Type: "t", Weight: w})
+		y, v := fmt.Sprintf("y%07d", j), fmt.Sprintf("v%07d", j)
+		es = append(es, Entity{ID: y}, Entity{ID: v})
+		rs = append(rs, Relation{SourceID: "hub", TargetID: y, Type: "t", Weight: w},
+			Relation{SourceID: v, TargetID: "hub2", Type: "t", Weight: w})
 	}
 	return es, rs
 }

@@ -179,8 +179,10 @@ func TestFindPathsHubTruncates(t *testing.T) {
 	require.False(t, res.Truncated)
 	require.Equal(t, []string{"hub", "s09997", "target"}, res.Paths[0].EntityIDs)
 
-	// Under a cap the hub expands 10 spokes per hop and reports the cut.
-	res, err = g.FindPaths(ctx, "hub", "target", kgmem.PathOptions{MaxHops: 4, Direction: kgmem.Both, MaxNodesPerHop: 10})
+	// Under a cap of 2 the search, growing from the target's side (3
+	// spokes, where the hub's side has 10,000), keeps 2 spokes and reports
+	// the cut.
+	res, err = g.FindPaths(ctx, "hub", "target", kgmem.PathOptions{MaxHops: 4, Direction: kgmem.Both, MaxNodesPerHop: 2})
 	require.True(t, res.Truncated)
 	if err != nil {
 		require.ErrorIs(t, err, kgmem.ErrNoPath)

@@ -35,6 +35,8 @@ var impls = []impl{
 	{name: "gonum", build: buildGonum},
 	{name: "map-visit", build: buildMapVisit},
 	{name: "map+result", build: buildMapResult},
+	{name: "kgmem-related", build: buildKgmemRelated},
+	{name: "csr-visit", build: buildCSRVisit},
 }
 
 // buildKgmem loads the graph into a kgmem InMemoryGraph and times

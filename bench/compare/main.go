@@ -22,6 +22,8 @@
 //	                 -bench) or, on Linux, cpu (CPU time of the thread that
 //	                 runs the traversals, which leaves out time spent waiting
 //	                 for a CPU and so stays steady on a busy machine)
+//	-impls kgmem,csr-visit  compare only these implementations, kgmem
+//	                 first (default: all)
 //	-plot perf.png   also draw ns/op against relations, log-log, for depth 2
 //	                 and 3, Both, power-law graphs; the path is relative to
 //	                 the working directory, which go run -C sets to
@@ -47,18 +49,31 @@
 //   - kgmem: InMemoryGraph.GetRelated with the workload's Depth and
 //     Direction and no Limit, building the full result: every entity reached
 //     with its score, its best path and the relations along it, sorted.
+//
 //   - gonum: gonum.org/v1/gonum/graph/traverse.BreadthFirst over a
 //     multi.WeightedDirectedGraph (Outgoing) or a multi.WeightedUndirectedGraph
 //     built from the same relations (Both), one line per relation, with the
 //     depth limit in Walk's until callback. It computes reachability only.
+//
 //   - map-visit: a level-by-level BFS over map[string][]int adjacency
 //     (entity ID to relation indexes), the layout many hand-written graph
 //     stores use, keeping each entity's hop, best score, parent and relation
 //     as GetRelated does, but building no result values.
+//
 //   - map+result: the same BFS followed by building GetRelated's output from
 //     it: entities sorted by score, hops and ID, each with its path and
 //     relations. It does kgmem's work on a string-keyed layout (except that
 //     ties between equally scored paths go to the first one found).
+//
+//   - kgmem-related: InMemoryGraph.Related with the same options: the same
+//     entities, order and scores as GetRelated, as a compact snapshot of IDs,
+//     scores, hops, parent links and relation keys, with no entity, path or
+//     relation copied.
+//
+//   - csr-visit: a level-by-level BFS over compressed sparse rows (entity
+//     indexes as dense integers, flat target and weight arrays) keeping each
+//     entity's hop, best score and parent, building no result: the bound for
+//     a traversal over an interned static layout.
 //
 // kgmem and map+result return full results; gonum and map-visit only walk,
 // so their columns are a floor for what a traversal over those layouts
@@ -301,6 +316,32 @@ func parseSizes(list string) ([][2]int, error) {
 	return sizes, nil
 }
 
+// implNames lists the names of impls, comma-separated.
+func implNames() string {
+	names := make([]string, len(impls))
+	for i, im := range impls {
+		names[i] = im.name
+	}
+	return strings.Join(names, ",")
+}
+
+// selectImpls returns the implementations named in list, in its order;
+// kgmem must come first, since the ratios are relative to it.
+func selectImpls(list string) ([]impl, error) {
+	var out []impl
+	for _, name := range strings.Split(list, ",") {
+		i := slices.IndexFunc(impls, func(im impl) bool { return im.name == name })
+		if i < 0 {
+			return nil, fmt.Errorf("-impls: unknown implementation %q (known: %s)", name, implNames())
+		}
+		out = append(out, impls[i])
+	}
+	if out[0].name != "kgmem" {
+		return nil, fmt.Errorf("-impls %s: kgmem must come first", list)
+	}
+	return out, nil
+}
+
 // config is what the command's flags set.
 type config struct {
 	sizes     string        // comma-separated relation counts
@@ -309,6 +350,7 @@ type config struct {
 	count     int           // timed runs per measurement, the fastest kept
 	clock     string        // "wall" or "cpu"
 	plot      string        // PNG path, or "" for none
+	impls     string        // comma-separated implementation names; "" for all
 }
 
 func main() {
@@ -323,6 +365,7 @@ func main() {
 	fs.DurationVar(&cfg.benchtime, "benchtime", 300*time.Millisecond, "length of one timed run")
 	fs.IntVar(&cfg.count, "count", 3, "timed runs per measurement; the fastest is reported")
 	fs.StringVar(&cfg.clock, "clock", string(wallClock), "what ns/op measures: wall (elapsed time) or cpu (CPU time of the measuring thread, steadier on a busy machine; Linux only)")
+	fs.StringVar(&cfg.impls, "impls", "", "compare only these implementations, comma-separated, kgmem first (default all: "+implNames()+")")
 	fs.StringVar(&cfg.plot, "plot", "", "write a PNG of ns/op against relations to this path (relative to the working directory)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: compare [flags]\n\nTimes kgmem's GetRelated against gonum's BreadthFirst and a map-based BFS\non the graphs kgmem's benchmarks use, and prints a markdown table.\n\n")
@@ -361,6 +404,17 @@ func run(cfg config, out, progress io.Writer) error {
 	clk, err := parseClock(cfg.clock)
 	if err != nil {
 		return err
+	}
+	if cfg.impls != "" {
+		if cfg.plot != "" {
+			return fmt.Errorf("-plot draws kgmem and gonum: it needs every implementation, not -impls")
+		}
+		chosen, err := selectImpls(cfg.impls)
+		if err != nil {
+			return err
+		}
+		defer func(all []impl) { impls = all }(impls)
+		impls = chosen
 	}
 	m := measurer{benchtime: cfg.benchtime, count: cfg.count, clock: clk}
 	began := time.Now()
