@@ -443,26 +443,40 @@ func cloneRelation(r Relation) Relation {
 // traversal. Related answers the same question without copying entities,
 // paths and relations.
 func (g *InMemoryGraph) GetRelated(ctx context.Context, id string, opts TraverseOptions) ([]ScoredEntity, error) {
+	var out []ScoredEntity
+	err := g.traverseFrom(ctx, id, &opts, func(st *memStep, t *traversal, start int32) error {
+		var err error
+		out, err = getRelated(ctx, st, t, start, opts)
+		return err
+	})
+	return out, err
+}
+
+// traverseFrom checks a traversal from id with opts (normalised in place),
+// and runs do under the read lock with the start's handle, a scratch
+// traversal and the step opts ask for: the part GetRelated and Related
+// share.
+func (g *InMemoryGraph) traverseFrom(ctx context.Context, id string, opts *TraverseOptions, do func(st *memStep, t *traversal, start int32) error) error {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return err
 	}
-	if err := prepareTraverse(&opts); err != nil {
-		return nil, err
+	if err := prepareTraverse(opts); err != nil {
+		return err
 	}
 	if err := checkID("start entity", id); err != nil {
-		return nil, err
+		return err
 	}
 	if err := g.rlock(); err != nil {
-		return nil, err
+		return err
 	}
 	defer g.mu.RUnlock()
 	start, ok := g.ids[id]
 	if !ok {
-		return nil, relatedNotFound(id)
+		return relatedNotFound(id)
 	}
 	t := g.getScratch()
 	defer g.scratch.Put(t)
-	return getRelated(ctx, g.step(opts.RelationTypes, opts.AsOf), t, start, opts)
+	return do(g.step(opts.RelationTypes, opts.AsOf), t, start)
 }
 
 // relatedNotFound is GetRelated's error for a start that is not an entity.

@@ -243,36 +243,19 @@ func (r *Related) Relation(ctx context.Context, i int) (rel Relation, ok bool, e
 // relation copied out under the same read lock; use Related when only
 // some of them are read.
 func (g *InMemoryGraph) Related(ctx context.Context, id string, opts TraverseOptions) (*Related, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := prepareTraverse(&opts); err != nil {
-		return nil, err
-	}
-	if err := checkID("start entity", id); err != nil {
-		return nil, err
-	}
-	if err := g.rlock(); err != nil {
-		return nil, err
-	}
-	defer g.mu.RUnlock()
-	start, ok := g.ids[id]
-	if !ok {
-		return nil, relatedNotFound(id)
-	}
-	t := g.getScratch()
-	defer g.scratch.Put(t)
-	st := g.step(opts.RelationTypes, opts.AsOf)
-	ranked, hop, err := rankRelated(ctx, st, t, start, opts)
 	var res *Related
-	if err == nil {
-		res, err = t.snapshot(ctx, g, start, ranked)
-	}
-	t.end(hop)
+	err := g.traverseFrom(ctx, id, &opts, func(st *memStep, t *traversal, start int32) error {
+		ranked, hop, err := rankRelated(ctx, st, t, start, opts)
+		if err == nil {
+			res, err = t.snapshot(ctx, g, start, ranked)
+		}
+		t.end(hop)
+		if err != nil {
+			return err
+		}
+		return ctx.Err()
+	})
 	if err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	return res, nil

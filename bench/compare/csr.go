@@ -14,19 +14,11 @@ import (
 // as a compact snapshot (IDs, scores, hops, parent links, relation keys),
 // without copies of entities, paths or relations.
 func buildKgmemRelated(gg benchgraph.Graph) (reachFunc, error) {
-	entities := make([]kgmem.Entity, len(gg.IDs))
-	for i, id := range gg.IDs {
-		entities[i] = kgmem.Entity{ID: id, Name: gg.Names[i]}
-	}
-	relations := make([]kgmem.Relation, len(gg.Relations))
-	for i, r := range gg.Relations {
-		relations[i] = kgmem.Relation{SourceID: gg.IDs[r.Source], TargetID: gg.IDs[r.Target], Type: r.Type, Weight: r.Weight}
-	}
-	g := kgmem.NewInMemoryGraph()
-	ctx := context.Background()
-	if err := g.AddBatch(ctx, entities, relations); err != nil {
+	g, err := loadKgmem(gg)
+	if err != nil {
 		return nil, err
 	}
+	ctx := context.Background()
 	ids := gg.IDs
 	return func(start, depth int, dir kgmem.Direction) (int, error) {
 		res, err := g.Related(ctx, ids[start], kgmem.TraverseOptions{Depth: depth, Direction: dir})

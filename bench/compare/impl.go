@@ -44,19 +44,11 @@ var impls = []impl{
 // result, each entity with its score, best path and the relations along it,
 // sorted.
 func buildKgmem(gg benchgraph.Graph) (reachFunc, error) {
-	entities := make([]kgmem.Entity, len(gg.IDs))
-	for i, id := range gg.IDs {
-		entities[i] = kgmem.Entity{ID: id, Name: gg.Names[i]}
-	}
-	relations := make([]kgmem.Relation, len(gg.Relations))
-	for i, r := range gg.Relations {
-		relations[i] = kgmem.Relation{SourceID: gg.IDs[r.Source], TargetID: gg.IDs[r.Target], Type: r.Type, Weight: r.Weight}
-	}
-	g := kgmem.NewInMemoryGraph()
-	ctx := context.Background()
-	if err := g.AddBatch(ctx, entities, relations); err != nil {
+	g, err := loadKgmem(gg)
+	if err != nil {
 		return nil, err
 	}
+	ctx := context.Background()
 	ids := gg.IDs
 	return func(start, depth int, dir kgmem.Direction) (int, error) {
 		res, err := g.GetRelated(ctx, ids[start], kgmem.TraverseOptions{Depth: depth, Direction: dir})
@@ -252,4 +244,21 @@ func (m *mapGraph) related(start string, depth int, dir kgmem.Direction) []kgmem
 		out[i] = kgmem.ScoredEntity{Entity: m.entities[id], Score: v.score, Path: path, Relations: rels}
 	}
 	return out
+}
+
+// loadKgmem loads the graph into a kgmem InMemoryGraph with one AddBatch.
+func loadKgmem(gg benchgraph.Graph) (*kgmem.InMemoryGraph, error) {
+	entities := make([]kgmem.Entity, len(gg.IDs))
+	for i, id := range gg.IDs {
+		entities[i] = kgmem.Entity{ID: id, Name: gg.Names[i]}
+	}
+	relations := make([]kgmem.Relation, len(gg.Relations))
+	for i, r := range gg.Relations {
+		relations[i] = kgmem.Relation{SourceID: gg.IDs[r.Source], TargetID: gg.IDs[r.Target], Type: r.Type, Weight: r.Weight}
+	}
+	g := kgmem.NewInMemoryGraph()
+	if err := g.AddBatch(context.Background(), entities, relations); err != nil {
+		return nil, err
+	}
+	return g, nil
 }
