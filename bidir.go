@@ -158,8 +158,8 @@ func validatePathOptions(opts *PathOptions) error {
 // dst (src != dst) over st by meeting in the middle. opts must have been
 // validated.
 //
-// Each side grows level by level, the cheaper side first, until the two
-// depths add up to MaxHops; each new level is joined with the other side's
+// The sides grow level by level, in turn (forward 1, backward 1, forward
+// 2, …), until the two depths add up to MaxHops; each new level is joined with the other side's
 // deepest level, so that every path is found exactly once, by joining a
 // forward partial and a backward partial that end at the same entity and
 // share no other entity. Levels are joined as soon as they exist, so short
@@ -178,20 +178,20 @@ func findPaths(ctx context.Context, ps *pathSearch, st stepper, src, dst int32, 
 	fwd, bwd := &ps.fwd, &ps.bwd
 	fwd.reset(src, dst, opts.Direction, 1)
 	bwd.reset(dst, src, opts.Direction.reverse(), pathSlack)
-	// Each round grows the side whose next level costs less (fewer
-	// relations to scan; the forward side on a tie), then joins its new
-	// level with the other side's deepest one, until the depths add up to
-	// MaxHops. A path of L relations is found once, at the first pair of
-	// levels (i, L-i) that both exist: joining a new level d with an older
-	// level j < e of the other side would only find again the paths that
-	// the pair (d-1, j+1) found. On a hub, the search grows the side away
-	// from it deeper instead of scanning the hub's relations.
+	// Each round grows the shallower side (the forward one on a tie): an
+	// order that reads nothing a backend must fetch, so every backend
+	// grows the same levels and a search the budget or MaxNodesPerHop cuts
+	// gives the same answer on each. Its new level is joined with the
+	// other side's deepest one. A path of L relations is found once, at the
+	// first pair of levels (i, L-i) that both exist: joining a new level d
+	// with an older level j < e of the other side would only find again
+	// the paths that the pair (d-1, j+1) found.
 	for depth(fwd)+depth(bwd) < opts.MaxHops {
 		if err := ctx.Err(); err != nil {
 			return nil, false, err
 		}
 		grow, other := fwd, bwd
-		if ps.nextCost(bwd) < ps.nextCost(fwd) {
+		if depth(bwd) < depth(fwd) {
 			grow, other = bwd, fwd
 		}
 		// The last level is joined with other's deepest level only, so
@@ -229,28 +229,6 @@ func findPaths(ctx context.Context, ps *pathSearch, st stepper, src, dst int32, 
 
 // depth returns the depth of s's deepest level.
 func depth(s *pathSide) int { return len(s.levels) - 1 }
-
-// nextCost estimates the work of growing s by one level: the relations
-// its deepest level's partials that can still grow would scan (each
-// partial once, as expand scans them), or, for a backend that cannot tell
-// degrees, how many partials there are.
-func (ps *pathSearch) nextCost(s *pathSide) int {
-	th := ps.threshold()
-	d, hasDegree := ps.st.(degreer)
-	cost := 0
-	for _, i := range s.levels[len(s.levels)-1] {
-		p := &s.parts[i]
-		if p.node == s.avoid || p.score*s.slack < th {
-			continue
-		}
-		if hasDegree {
-			cost += d.degree(p.node, s.dir)
-		} else {
-			cost++
-		}
-	}
-	return cost
-}
 
 // degreer is a stepper that can tell how many relations expand scans for
 // one entity.
