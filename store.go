@@ -66,7 +66,7 @@ const (
 	DefaultBM25B = 0.75
 	// defaultTitleBoost is how many times a title occurrence of a term
 	// counts compared with a content occurrence.
-	defaultTitleBoost = 2.0
+	defaultTitleBoost = bm25.DefaultTitleBoost
 	// defaultSearchLimit is the number of pages Search returns when limit
 	// is 0 or negative.
 	defaultSearchLimit = 10

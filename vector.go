@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/kgmem/kgmem/internal/bm25"
 	"github.com/kgmem/kgmem/internal/embedmodel"
 	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/kgmem/kgmem/internal/quote"
@@ -18,7 +19,7 @@ const (
 	// the query in the content score when the store has an embedder: the
 	// score is (1 − w)·BM25 + w·cosine. It was chosen on Cranfield and a
 	// paraphrase set (see WithDenseWeight).
-	defaultDenseWeight = 0.3
+	defaultDenseWeight = bm25.DefaultDenseWeight
 
 	// defaultEmbedBatch is the largest number of texts PutBatch gives the
 	// Embedder in one call.

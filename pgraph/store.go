@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -16,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/bm25"
 	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/kgmem/kgmem/internal/quote"
 )
@@ -25,8 +25,8 @@ import (
 const (
 	storeK1         = kgmem.DefaultBM25K1
 	storeB          = kgmem.DefaultBM25B
-	storeTitleBoost = 2.0 // kgmem's default title boost
-	storeLimit      = 10  // kgmem's default Search limit
+	storeTitleBoost = bm25.DefaultTitleBoost
+	storeLimit      = 10 // kgmem's default Search limit
 )
 
 // maxTermKeyBytes is the longest term stored as itself in
@@ -205,30 +205,14 @@ type pageRow struct {
 
 // newPageRow cuts p, a validated page, into terms as kgmem's store does.
 func newPageRow(p *kgmem.KnowledgePage) (*pageRow, error) {
-	r := &pageRow{page: p}
-	index := map[string]int{}
-	var counts [][2]int
-	count := func(text string, field int) int {
-		toks := kgmem.Tokenize(text)
-		for _, tok := range toks {
-			k := termKey(tok)
-			i, ok := index[k]
-			if !ok {
-				i = len(r.terms)
-				index[k] = i
-				r.terms = append(r.terms, k)
-				counts = append(counts, [2]int{})
-			}
-			counts[i][field]++
-		}
-		return len(toks)
-	}
-	r.titleLen = count(p.Title, 0)
-	r.contentLn = count(p.Content, 1)
-	r.length = storeTitleBoost*float64(r.titleLen) + float64(r.contentLn)
-	r.tfs = make([]float64, len(counts))
-	for i, c := range counts {
-		r.tfs[i] = storeTitleBoost*float64(c[0]) + float64(c[1])
+	d := bm25.NewDoc(p.ID, struct{}{}, kgmem.Tokenize(p.Title), kgmem.Tokenize(p.Content), storeTitleBoost)
+	r := &pageRow{page: p, terms: make([]string, d.Terms()), tfs: make([]float64, d.Terms())}
+	r.titleLen, r.contentLn = d.Lengths()
+	r.length = d.Length()
+	for i := range r.terms {
+		var term string
+		term, r.tfs[i] = d.Term(i)
+		r.terms[i] = termKey(term)
 	}
 	if p.Metadata != nil {
 		b, err := json.Marshal(p.Metadata)
@@ -690,7 +674,7 @@ func (s *Store) search(ctx context.Context, tx searchConn, terms []string, qv []
 	// operation, so that the scores are the same floats.
 	N := float64(n)
 	k1, b := storeK1, storeB
-	avgdl := (storeTitleBoost*float64(titleTerms) + float64(contentTerms)) / N
+	avgdl := bm25.AvgLength(storeTitleBoost, float64(titleTerms), float64(contentTerms), N)
 	weights := make([]float64, len(terms))
 	maxRaw := 0.0
 	matched := 0
@@ -699,19 +683,13 @@ func (s *Store) search(ctx context.Context, tx searchConn, terms []string, qv []
 		if df > 0 {
 			matched++
 		}
-		weights[i] = math.Log1p((N-df+0.5)/(df+0.5)) * (k1 + 1)
+		weights[i] = bm25.Weight(N, df, k1)
 		maxRaw += weights[i]
 	}
 	if matched == 0 && qv == nil {
 		return nil, nil
 	}
-	termScore := func(w, tf, length float64) float64 {
-		norm := 1.0
-		if avgdl > 0 {
-			norm = 1 - b + b*length/avgdl
-		}
-		return w * (tf / (tf + k1*norm))
-	}
+	termScore := func(w, tf, length float64) float64 { return bm25.TermScore(w, tf, length, avgdl, k1, b) }
 	cache := s.terms.current(n)
 	lists, ids, err := s.postingLists(ctx, tx, cache, terms, stats, got, skipped)
 	if err != nil {
@@ -739,7 +717,7 @@ func (s *Store) search(ctx context.Context, tx searchConn, terms []string, qv []
 		}
 		hits = top.sorted()
 		for i := range hits {
-			hits[i].raw = min(1, max(0, hits[i].raw/maxRaw))
+			hits[i].raw = bm25.Normalized(hits[i].raw, maxRaw)
 		}
 	}
 	return s.scoredPages(ctx, tx, hits)

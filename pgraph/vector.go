@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/bm25"
 	"github.com/kgmem/kgmem/internal/embedmodel"
 	"github.com/kgmem/kgmem/internal/quote"
 	"github.com/kgmem/kgmem/internal/vecindex"
@@ -20,10 +21,10 @@ import (
 // Dense search parameters of a Store with an embedder: kgmem's defaults,
 // as kgmem.NewInMemoryKnowledgeStore(kgmem.WithEmbedder(e)) ranks.
 const (
-	storeDenseWeight = 0.3 // kgmem's default WithDenseWeight
-	storeEmbedBatch  = 64  // the most texts one Embed call is given
-	storeGateBM25    = 10  // BM25's top pages whose agreement is measured
-	storeGateDense   = 100 // the dense top they are looked for in
+	storeDenseWeight = bm25.DefaultDenseWeight
+	storeEmbedBatch  = 64             // the most texts one Embed call is given
+	storeGateBM25    = bm25.GateBM25  // BM25's top pages whose agreement is measured
+	storeGateDense   = bm25.GateDense // the dense top they are looked for in
 )
 
 // WithEmbedder makes NewStore and OpenMemory return a store that embeds
@@ -371,12 +372,7 @@ func (s *Store) fuse(ctx context.Context, set *vectorSet, qv []float32, sums map
 	for id, raw := range sums {
 		bmTop.offer(rankHit{id: id, raw: raw})
 	}
-	bm := func(id string) float64 {
-		if maxRaw <= 0 {
-			return 0
-		}
-		return min(1, max(0, sums[id]/maxRaw))
-	}
+	bm := func(id string) float64 { return bm25.Normalized(sums[id], maxRaw) }
 	cos := make([]float64, len(set.ids))
 	denseTop := topHits{limit: max(storeGateDense, limit)}
 	for i, id := range set.ids {
@@ -391,24 +387,10 @@ func (s *Store) fuse(ctx context.Context, set *vectorSet, qv []float32, sums map
 	dense := denseTop.sorted()
 
 	// The agreement gate.
-	a := 1.0
-	if len(bmTop.h) > 0 {
-		near := make(map[string]struct{}, storeGateDense)
-		for _, h := range dense[:min(storeGateDense, len(dense))] {
-			near[h.id] = struct{}{}
-		}
-		n := 0
-		for _, h := range bmTop.h {
-			if _, ok := near[h.id]; ok {
-				n++
-			}
-		}
-		a = float64(n) / float64(len(bmTop.h))
-	}
-	wq := a * w
+	wq := bm25.Agreement(bmTop.h, dense, func(h rankHit) string { return h.id }) * w
 	top := topHits{limit: limit, h: make([]rankHit, 0, limit)}
 	for i, id := range set.ids {
-		top.offer(rankHit{id: id, raw: min(1, (1-wq)*bm(id)+wq*cos[i])})
+		top.offer(rankHit{id: id, raw: bm25.Fused(bm(id), cos[i], wq)})
 	}
 	return top.sorted(), nil
 }

@@ -254,3 +254,11 @@ func (x *Index[V]) unindex(d *Doc[V]) {
 	x.titleTerms -= int64(d.titleLen)
 	x.contentTerms -= int64(d.contentLen)
 }
+
+// Term returns d's i-th term, in first-seen order, and its weighted
+// frequency (a title occurrence counting the title boost).
+func (d *Doc[V]) Term(i int) (string, float64) { return d.order[i], d.tf[i] }
+
+// Length returns d's weighted length: its title tokens times the title
+// boost, plus its content tokens.
+func (d *Doc[V]) Length() float64 { return d.length }

@@ -61,12 +61,7 @@ func (x *Index[V]) Fuse(ctx context.Context, terms []string, limit int, p Params
 	for _, num := range sums.touched {
 		bmTop.offer(Hit[V]{Doc: x.numbered[num], Raw: sums.sum[num]})
 	}
-	bm := func(d *Doc[V]) float64 {
-		if q.maxRaw <= 0 {
-			return 0
-		}
-		return min(1, max(0, sums.sum[d.num]/q.maxRaw))
-	}
+	bm := func(d *Doc[V]) float64 { return Normalized(sums.sum[d.num], q.maxRaw) }
 
 	// The dense candidates, nearest first, and their similarities.
 	var near []Hit[V]
@@ -102,22 +97,8 @@ func (x *Index[V]) Fuse(ctx context.Context, terms []string, limit int, p Params
 	}
 
 	// The agreement gate.
-	a := 1.0
-	if len(bmTop.h) > 0 {
-		nearest := make(map[*Doc[V]]struct{}, GateDense)
-		for _, h := range near[:min(GateDense, len(near))] {
-			nearest[h.Doc] = struct{}{}
-		}
-		n := 0
-		for _, h := range bmTop.h {
-			if _, ok := nearest[h.Doc]; ok {
-				n++
-			}
-		}
-		a = float64(n) / float64(len(bmTop.h))
-	}
-	wq := a * w
-	score := func(d *Doc[V], c float64) float64 { return min(1, (1-wq)*bm(d)+wq*c) }
+	wq := Agreement(bmTop.h, near, func(h Hit[V]) *Doc[V] { return h.Doc }) * w
+	score := func(d *Doc[V], c float64) float64 { return Fused(bm(d), c, wq) }
 
 	top := topK[V]{limit: limit, h: make([]Hit[V], 0, limit)}
 	if dense.Nearest == nil {

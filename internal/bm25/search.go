@@ -1,9 +1,6 @@
 package bm25
 
-import (
-	"math"
-	"slices"
-)
+import "slices"
 
 // Hit is a ranked document: its raw score (BM25, or the fused score) and
 // its score normalised to [0,1].
@@ -40,7 +37,7 @@ type query[V any] struct {
 func (x *Index[V]) prepare(q *query[V], terms []string, p Params) {
 	N := float64(len(x.byID))
 	q.k1, q.b = p.K1, p.B
-	q.avgdl = (p.TitleBoost*float64(x.titleTerms) + float64(x.contentTerms)) / N
+	q.avgdl = AvgLength(p.TitleBoost, float64(x.titleTerms), float64(x.contentTerms), N)
 	for i, t := range terms {
 		pl := x.postings[t]
 		df := 0.0
@@ -49,7 +46,7 @@ func (x *Index[V]) prepare(q *query[V], terms []string, p Params) {
 			df = float64(len(pl.list))
 			q.matched++
 		}
-		q.weights[i] = math.Log1p((N-df+0.5)/(df+0.5)) * (p.K1 + 1)
+		q.weights[i] = Weight(N, df, p.K1)
 		q.maxRaw += q.weights[i]
 	}
 }
@@ -58,11 +55,7 @@ func (x *Index[V]) prepare(q *query[V], terms []string, p Params) {
 // weight × a fraction that is at most 1 so that, in floating point too, no
 // document exceeds maxRaw.
 func (q *query[V]) termScore(w float64, p *posting[V]) float64 {
-	norm := 1.0
-	if q.avgdl > 0 {
-		norm = 1 - q.b + q.b*p.length/q.avgdl
-	}
-	return w * (p.tf / (p.tf + q.k1*norm))
+	return TermScore(w, p.tf, p.length, q.avgdl, q.k1, q.b)
 }
 
 // Search returns the best limit documents (limit > 0) for terms, by their
@@ -113,7 +106,7 @@ func (x *Index[V]) Search(terms []string, limit int, p Params) []Hit[V] {
 	}
 	hits := top.sorted()
 	for i := range hits {
-		hits[i].Score = min(1, max(0, hits[i].Raw/q.maxRaw))
+		hits[i].Score = Normalized(hits[i].Raw, q.maxRaw)
 	}
 	return hits
 }
