@@ -624,7 +624,8 @@ func (r *MemoryRetriever) Retrieve(ctx context.Context, query string, opts ...Re
 		}
 	}
 	c.fuse(strategy, cfg.Fusion, spreading)
-	items := c.items
+	items := c.best(ranked(cfg))
+	c.release()
 	n, err := r.rerank(ctx, cfg, query, items)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
@@ -640,6 +641,20 @@ func (r *MemoryRetriever) Retrieve(ctx context.Context, query string, opts ...Re
 	res.Items = items
 	res.Stats.Total = time.Since(begin)
 	return res, nil
+}
+
+// ranked is how many of the best items Retrieve's last steps read: the
+// MaxResults it returns, the items a Reranker scores, and the pool MMR
+// chooses from.
+func ranked(cfg RetrieverConfig) int {
+	n := cfg.MaxResults
+	if cfg.Reranker != nil {
+		n = max(n, cfg.RerankTopN)
+	}
+	if cfg.MMRLambda > 0 && cfg.MMRLambda < 1 {
+		n = max(n, mmrPool*cfg.MaxResults)
+	}
+	return n
 }
 
 // effectiveStrategy returns the strategy that will run given the sources.
@@ -874,7 +889,7 @@ func (r *MemoryRetriever) collect(runs []sourceRun, res *RetrievalResult, extra 
 	for i := range runs {
 		n += len(runs[i].pages) + len(runs[i].hits)
 	}
-	c := newCandidates(n)
+	c := getCandidates(n)
 	stats := &res.Stats
 	for i := range runs {
 		run := &runs[i]

@@ -626,19 +626,19 @@ func (g *InMemoryGraph) asksAbout(query string) func(rel int32) bool {
 	for _, w := range textrule.Tokenize(query) {
 		words[w] = true
 	}
-	seen := map[int32]bool{}
+	// By type ID: 0 not read yet, 1 does not ask, 2 asks.
+	seen := make([]uint8, len(g.types.names))
 	return func(rel int32) bool {
 		t := g.rels[rel].typ
-		asks, ok := seen[t]
-		if !ok {
+		if seen[t] == 0 {
+			seen[t] = 1
 			for _, w := range g.typeWords.get(t, g.types.names[t]) {
 				if words[w] {
-					asks = true
+					seen[t] = 2
 					break
 				}
 			}
-			seen[t] = asks
 		}
-		return asks
+		return seen[t] == 2
 	}
 }

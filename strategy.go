@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // RetrievalStrategy selects the channels MemoryRetriever.Retrieve runs.
@@ -102,7 +103,9 @@ func adaptiveLambda(bestContent float64) float64 {
 }
 
 // candidates gathers a call's items, each page and entity once, with the
-// channels that returned it.
+// channels that returned it. A Retrieve takes one from candidatePool and
+// gives it back once the items it returns are copied out (see best), so
+// that the few hundred 200-byte items of a call are not garbage.
 type candidates struct {
 	items   []RetrievalItem
 	inText  []bool
@@ -110,18 +113,32 @@ type candidates struct {
 	spread  []float64 // page spreading's score (see spread.go)
 	// pages and entities map an item's ID to its position, by kind.
 	pages, entities map[string]int
+	order           []int32 // scratch for best and scorePages
 }
 
-// newCandidates returns candidates with room for n items.
-func newCandidates(n int) *candidates {
-	return &candidates{
-		items:    make([]RetrievalItem, 0, n),
-		inText:   make([]bool, 0, n),
-		inGraph:  make([]bool, 0, n),
-		spread:   make([]float64, 0, n),
-		pages:    make(map[string]int, n),
-		entities: make(map[string]int),
-	}
+// candidatePool holds candidates between calls; see getCandidates.
+var candidatePool = sync.Pool{New: func() any {
+	return &candidates{pages: make(map[string]int), entities: make(map[string]int)}
+}}
+
+// getCandidates returns empty candidates with room for n items.
+func getCandidates(n int) *candidates {
+	c := candidatePool.Get().(*candidates)
+	c.items = slices.Grow(c.items, n)
+	c.inText = slices.Grow(c.inText, n)
+	c.inGraph = slices.Grow(c.inGraph, n)
+	c.spread = slices.Grow(c.spread, n)
+	return c
+}
+
+// release empties c, dropping what its items point to, and gives it back
+// to candidatePool. c must not be used after.
+func (c *candidates) release() {
+	clear(c.items)
+	c.items, c.inText, c.inGraph, c.spread, c.order = c.items[:0], c.inText[:0], c.inGraph[:0], c.spread[:0], c.order[:0]
+	clear(c.pages)
+	clear(c.entities)
+	candidatePool.Put(c)
 }
 
 // byKind returns the index of the items of it's kind.
@@ -192,9 +209,9 @@ func graphBetter(score float64, path []string, curScore float64, curPath []strin
 	return slices.Compare(path, curPath) < 0
 }
 
-// fuse sets every item's Score for the strategy that ran and sorts the
-// items best first: the text score for KnowledgeOnly, the graph score for
-// GraphOnly, and the fusion method's score for Hybrid.
+// fuse sets every item's Score for the strategy that ran: the text score
+// for KnowledgeOnly, the graph score for GraphOnly, and the fusion
+// method's score for Hybrid.
 func (c *candidates) fuse(strategy RetrievalStrategy, method Fusion, spread bool) {
 	items := c.items
 	switch {
@@ -229,19 +246,38 @@ func (c *candidates) fuse(strategy RetrievalStrategy, method Fusion, spread bool
 	if spread && strategy == Hybrid {
 		c.scorePages()
 	}
-	slices.SortFunc(items, func(a, b RetrievalItem) int { return compareItems(&a, &b, a.Score, b.Score) })
+}
+
+// best returns copies of the first n items by Score (see compareItems),
+// best first, in a slice of their own: the items are sorted by reference,
+// and only the ones returned are copied.
+func (c *candidates) best(n int) []RetrievalItem {
+	c.order = c.order[:0]
+	for i := range c.items {
+		c.order = append(c.order, int32(i))
+	}
+	slices.SortFunc(c.order, func(a, b int32) int {
+		x, y := &c.items[a], &c.items[b]
+		return compareItems(x, y, x.Score, y.Score)
+	})
+	out := make([]RetrievalItem, min(n, len(c.order)))
+	for k := range out {
+		out[k] = c.items[c.order[k]]
+	}
+	return out
 }
 
 // addRanks adds to each item in the channel (in[i]) half of its reciprocal
 // rank within the channel, ranked by score.
 func (c *candidates) addRanks(in []bool, score func(*RetrievalItem) float64) {
-	var idx []int
+	idx := c.order[:0]
 	for i := range c.items {
 		if in[i] {
-			idx = append(idx, i)
+			idx = append(idx, int32(i))
 		}
 	}
-	slices.SortFunc(idx, func(a, b int) int {
+	c.order = idx
+	slices.SortFunc(idx, func(a, b int32) int {
 		x, y := &c.items[a], &c.items[b]
 		return compareItems(x, y, score(x), score(y))
 	})
