@@ -435,10 +435,13 @@ func (n *node) entity() Entity {
 	e := Entity{ID: n.id, Name: n.name, Type: n.typ}
 	if m := n.more; m != nil {
 		e.Description = m.description
-		e.Aliases = cloneStrings(m.aliases)
-		e.Tags = cloneStrings(m.tags)
+		// One allocation holds the three lists, each capped at its
+		// length so that appending to one never writes into the next.
+		buf := make([]string, 0, len(m.aliases)+len(m.tags)+len(m.sourceIDs))
+		e.Aliases, buf = carve(buf, m.aliases)
+		e.Tags, buf = carve(buf, m.tags)
+		e.SourceIDs, _ = carve(buf, m.sourceIDs)
 		e.Properties = cloneMap(m.properties)
-		e.SourceIDs = cloneStrings(m.sourceIDs)
 	}
 	return e
 }
@@ -942,6 +945,17 @@ func cloneStrings(s []string) []string {
 		return nil
 	}
 	return slices.Clone(s)
+}
+
+// carve appends s to buf and returns the copy, capped at its length (nil
+// when s is empty), and buf.
+func carve(buf, s []string) (part, rest []string) {
+	if len(s) == 0 {
+		return nil, buf
+	}
+	start := len(buf)
+	buf = append(buf, s...)
+	return buf[start:len(buf):len(buf)], buf
 }
 
 func cloneMap(m map[string]string) map[string]string {

@@ -898,7 +898,8 @@ func (r *MemoryRetriever) collect(runs []sourceRun, res *RetrievalResult, extra 
 		}
 		if run.content {
 			stats.Content.Candidates += len(run.pages)
-			for _, p := range run.pages {
+			pages := make([]KnowledgePage, len(run.pages)) // the items' pages, in one allocation
+			for i, p := range run.pages {
 				switch {
 				case !validPageID(p.Page.ID):
 					res.warn(fmt.Errorf("store %s: dropped a page with the ID %s: %w", quote.Value(run.name), quote.Value(p.Page.ID), ErrInvalidArgument))
@@ -907,8 +908,8 @@ func (r *MemoryRetriever) collect(runs []sourceRun, res *RetrievalResult, extra 
 					res.warn(fmt.Errorf("store %s: dropped page %s with the score %v: %w", quote.Value(run.name), quote.Value(p.Page.ID), p.Score, ErrInvalidArgument))
 					continue
 				}
-				page := p.Page
-				c.addText(RetrievalItem{Kind: ItemPage, Page: &page, Source: run.name}, clamp01(p.Score))
+				pages[i] = p.Page
+				c.addText(RetrievalItem{Kind: ItemPage, Page: &pages[i], Source: run.name}, clamp01(p.Score))
 			}
 			continue
 		}
@@ -916,10 +917,11 @@ func (r *MemoryRetriever) collect(runs []sourceRun, res *RetrievalResult, extra 
 		stats.Linked += run.linked
 		stats.LinkedByMeaning += run.meaning
 		stats.Seeded += run.seeded
-		for _, h := range run.hits {
-			e := h.entity
+		ents := make([]Entity, len(run.hits)) // the items' entities, in one allocation
+		for i, h := range run.hits {
+			ents[i] = h.entity
 			c.addGraph(RetrievalItem{
-				Kind: ItemEntity, Entity: &e, Path: h.path, Relations: h.rels, PathNames: h.names, Matched: h.matched, TypeCue: h.typeCue,
+				Kind: ItemEntity, Entity: &ents[i], Path: h.path, Relations: h.rels, PathNames: h.names, Matched: h.matched, TypeCue: h.typeCue,
 				AsOfCue: h.asOf.words, AsOfLabel: h.asOf.label, Source: run.name,
 			}, clamp01(h.score))
 		}
@@ -1002,7 +1004,8 @@ type pageFetcher struct {
 	limit   int
 	added   int
 	missing map[string]bool // pages no store holds, or that failed
-	fetched map[string]fetchedPage
+	fetched map[string]int32 // a position in pages
+	pages   []fetchedPage
 	errs    []error
 }
 
@@ -1026,8 +1029,9 @@ func (f *pageFetcher) find(id string) (RetrievalItem, bool) {
 	if f.missing[id] || f.added == f.limit {
 		return RetrievalItem{}, false
 	}
-	if got, ok := f.fetched[id]; ok {
+	if i, ok := f.fetched[id]; ok {
 		f.added++
+		got := &f.pages[i]
 		return RetrievalItem{Kind: ItemPage, Page: &got.page, Source: got.source}, true
 	}
 	page, source, err := f.r.getPage(f.ctx, f.timeout, f.runs, id)
@@ -1066,7 +1070,7 @@ func (f *pageFetcher) prefetch(ids []string) {
 		return
 	}
 	if f.fetched == nil {
-		f.fetched = make(map[string]fetchedPage, len(want))
+		f.fetched = make(map[string]int32, len(want))
 	}
 	for _, run := range f.runs {
 		if len(want) == 0 {
@@ -1108,7 +1112,8 @@ func (f *pageFetcher) prefetch(ids []string) {
 					quote.Value(run.name), quote.Value(id), quote.Value(got[i].page.ID), ErrInvalidArgument))
 				f.missing[id] = true
 			default:
-				f.fetched[id] = fetchedPage{got[i].page, run.name}
+				f.fetched[id] = int32(len(f.pages))
+				f.pages = append(f.pages, fetchedPage{got[i].page, run.name})
 			}
 		}
 		want = rest

@@ -27,13 +27,28 @@ type Unit struct {
 // SplitUnits cuts text into link units, in order. Invalid UTF-8 bytes
 // separate units.
 func SplitUnits(text string) []Unit {
-	var units []Unit
-	var word []byte
-	wordStart := -1
+	units := make([]Unit, 0, len(text)/6+1)
+	// A unit whose folded form is its text takes its Key from text; the
+	// others' folded forms go back to back into folded, made one string at
+	// the end, so that splitting allocates the same few times whatever the
+	// number of units.
+	var folded []byte
+	type refold struct{ unit, from, to int }
+	var refolds []refold
+	key := func(start, end, from int) {
+		if string(folded[from:]) == text[start:end] {
+			folded = folded[:from]
+			units[len(units)-1].Key = text[start:end]
+			return
+		}
+		refolds = append(refolds, refold{len(units) - 1, from, len(folded)})
+	}
+	wordStart, wordFrom := -1, 0
 	endWord := func(at int) {
 		if wordStart >= 0 {
-			units = append(units, Unit{Key: string(word), Start: wordStart, End: at, Word: true})
-			word, wordStart = word[:0], -1
+			units = append(units, Unit{Start: wordStart, End: at, Word: true})
+			key(wordStart, at, wordFrom)
+			wordStart = -1
 		}
 	}
 	for i := 0; i < len(text); {
@@ -41,18 +56,30 @@ func SplitUnits(text string) []Unit {
 		switch {
 		case r != utf8.RuneError && IsCJK(r):
 			endWord(i)
-			units = append(units, Unit{Key: string(FoldRune(r)), Start: i, End: i + size})
+			from := len(folded)
+			folded = utf8.AppendRune(folded, FoldRune(r))
+			units = append(units, Unit{Start: i, End: i + size})
+			key(i, i+size, from)
 		case r != utf8.RuneError && IsWordRune(r):
 			if wordStart < 0 {
-				wordStart = i
+				wordStart, wordFrom = i, len(folded)
 			}
-			word = utf8.AppendRune(word, FoldRune(r))
+			folded = utf8.AppendRune(folded, FoldRune(r))
 		default:
 			endWord(i)
 		}
 		i += size
 	}
 	endWord(len(text))
+	if len(refolds) > 0 {
+		all := string(folded)
+		for _, f := range refolds {
+			units[f.unit].Key = all[f.from:f.to]
+		}
+	}
+	if len(units) == 0 {
+		return nil
+	}
 	return units
 }
 

@@ -3,6 +3,7 @@ package textrule
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 )
@@ -22,6 +23,47 @@ func TestSplitUnits(t *testing.T) {
 	for _, tt := range tests {
 		require.Equal(t, tt.want, SplitUnits(tt.in), "%q", tt.in)
 	}
+}
+
+// splitUnitsRef is SplitUnits written plainly, one string per unit: the
+// reference FuzzSplitUnits checks the shared-buffer version against.
+func splitUnitsRef(text string) []Unit {
+	var units []Unit
+	var word []byte
+	wordStart := -1
+	endWord := func(at int) {
+		if wordStart >= 0 {
+			units = append(units, Unit{Key: string(word), Start: wordStart, End: at, Word: true})
+			word, wordStart = word[:0], -1
+		}
+	}
+	for i := 0; i < len(text); {
+		r, size := Decode(text, i)
+		switch {
+		case r != utf8.RuneError && IsCJK(r):
+			endWord(i)
+			units = append(units, Unit{Key: string(FoldRune(r)), Start: i, End: i + size})
+		case r != utf8.RuneError && IsWordRune(r):
+			if wordStart < 0 {
+				wordStart = i
+			}
+			word = utf8.AppendRune(word, FoldRune(r))
+		default:
+			endWord(i)
+		}
+		i += size
+	}
+	endWord(len(text))
+	return units
+}
+
+func FuzzSplitUnits(f *testing.F) {
+	for _, s := range []string{"", "Project Apollo?", "张三负责", "Go语言", "ＡＰＩ\xffx", "who works on ACME Corp.", "İstanbul ǅ ß 𝐀", "a\u00a0b\ufffdc"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		require.Equal(t, splitUnitsRef(text), SplitUnits(text), "%q", text)
+	})
 }
 
 func TestLinkKey(t *testing.T) {
