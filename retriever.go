@@ -1003,7 +1003,7 @@ type pageFetcher struct {
 	timeout time.Duration
 	limit   int
 	added   int
-	missing map[string]bool // pages no store holds, or that failed
+	missing map[string]bool  // pages no store holds, or that failed
 	fetched map[string]int32 // a position in pages
 	pages   []fetchedPage
 	errs    []error
