@@ -229,5 +229,15 @@ func sameNameIndex(a, b *nameIndex) bool {
 			return false
 		}
 	}
+	// The key counts by first unit are exact; a longest may stay above
+	// the rebuilt one's after removals (it is a bound), never below.
+	if len(a.starts) != len(b.starts) {
+		return false
+	}
+	for u, fresh := range a.starts {
+		if got, ok := b.starts[u]; !ok || got.keys != fresh.keys || got.longest < fresh.longest {
+			return false
+		}
+	}
 	return true
 }

@@ -62,11 +62,42 @@ func makeRef(slot int32, alias bool) nameRef {
 // several entities (or by one entity twice, as name and alias) move to many.
 //
 // Invariant: a key is in at most one of one and many; many[k] has at least
-// two refs, sorted; lengths[n] counts the keys of n units.
+// two refs, sorted; lengths[n] counts the keys of n units; starts[u]
+// counts the keys of two or more units whose first unit is u, and
+// longest is at least the units of the longest of them.
 type nameIndex struct {
 	one     map[string]nameRef
 	many    map[string][]nameRef
 	lengths [textrule.MaxLinkUnits + 1]int
+	// starts lets match skip, at a word that begins no key of several
+	// units, the lookups of every longer span; nil, it skips none.
+	starts map[string]keyStart
+}
+
+// keyStart is what a nameIndex knows of the keys of several units that
+// begin with one unit.
+type keyStart struct {
+	keys    int32 // how many
+	longest int32 // units of the longest ever indexed; only a bound once keys are removed
+}
+
+// firstUnit returns the first unit of a match key: a key is its units'
+// folded forms, a space between two words, nothing around a CJK
+// character, and neither a space nor a CJK character ever falls inside a
+// word, so the key alone tells where its first unit ends.
+func firstUnit(key string) string {
+	for i, r := range key {
+		switch {
+		case r == ' ':
+			return key[:i]
+		case textrule.IsCJK(r):
+			if i == 0 {
+				return key[:utf8.RuneLen(r)]
+			}
+			return key[:i]
+		}
+	}
+	return key
 }
 
 func (x *nameIndex) add(name string, ref nameRef) {
@@ -94,6 +125,16 @@ func (x *nameIndex) addKey(key string, n int, ref nameRef) {
 	}
 	x.one[key] = ref
 	x.lengths[n]++
+	if n > 1 {
+		if x.starts == nil {
+			x.starts = make(map[string]keyStart)
+		}
+		u := firstUnit(key)
+		st := x.starts[u]
+		st.keys++
+		st.longest = max(st.longest, int32(n))
+		x.starts[u] = st
+	}
 }
 
 func (x *nameIndex) remove(name string, ref nameRef) {
@@ -121,6 +162,15 @@ func (x *nameIndex) removeKey(key string, n int, ref nameRef) {
 	if got, ok := x.one[key]; ok && got == ref {
 		delete(x.one, key)
 		x.lengths[n]--
+		if n > 1 {
+			u := firstUnit(key)
+			if st := x.starts[u]; st.keys > 1 {
+				st.keys--
+				x.starts[u] = st
+			} else {
+				delete(x.starts, u)
+			}
+		}
 	}
 }
 
@@ -173,8 +223,15 @@ func (x *nameIndex) match(text string, units []textrule.Unit, spelled func(r nam
 	var spans []span
 	var key []byte
 	for i := range units {
+		longest := textrule.MaxLinkUnits // the most units a key starting at i can have
+		if x.starts != nil {
+			longest = 1
+			if st, ok := x.starts[units[i].Key]; ok {
+				longest = int(st.longest)
+			}
+		}
 		for _, n := range lens {
-			if n > len(units)-i {
+			if n > len(units)-i || n > longest {
 				continue
 			}
 			key = textrule.AppendKey(key[:0], units[i:i+n])
