@@ -1053,7 +1053,7 @@ func (f *pageFetcher) find(id string) (RetrievalItem, bool) {
 // and is reported as find's errors are.
 func (f *pageFetcher) prefetch(ids []string) {
 	var want []string
-	seen := make(map[string]bool, len(ids))
+	seen := make(map[string]bool, max(0, min(len(ids), f.limit-f.added)))
 	for _, id := range ids {
 		if _, ok := f.c.pages[id]; ok || seen[id] || f.missing[id] {
 			continue
@@ -1102,6 +1102,7 @@ func (f *pageFetcher) prefetch(ids []string) {
 		if err != nil { // at the first page it did not return
 			f.errs = append(f.errs, fmt.Errorf("store %s: page %s: %w", quote.Value(run.name), quote.Value(want[min(len(got), len(want)-1)]), err))
 		}
+		f.pages = slices.Grow(f.pages, len(got))
 		rest := want[:0]
 		for i, id := range want {
 			switch {

@@ -247,7 +247,7 @@ func (g *InMemoryGraph) spreadPages(ctx context.Context, query string, content f
 		via         int32   // the entity that handed the largest share
 	}
 	slot := make(map[string]int, len(reached))
-	var accs []acc
+	accs := make([]acc, 0, len(reached))
 	credit := func(page string, share float64, via int32) {
 		i, ok := slot[page]
 		if !ok {
@@ -526,43 +526,44 @@ func (e *earlySpread) get(i int) ([]pageMass, bool) {
 // page first in both, 0 for a page in neither. It runs before the items
 // are sorted, as the channel flags are by position.
 func (c *candidates) scorePages() {
-	var byText, bySpread []int
+	var byText, bySpread []int32
 	for i := range c.items {
 		if c.items[i].Kind != ItemPage {
 			continue
 		}
 		if c.inText[i] {
-			byText = append(byText, i)
+			byText = append(byText, int32(i))
 		}
 		if c.spread[i] > 0 {
-			bySpread = append(bySpread, i)
+			bySpread = append(bySpread, int32(i))
 		}
 	}
-	ranks := func(idx []int, score func(i int) float64) map[int]int {
-		slices.SortFunc(idx, func(a, b int) int {
+	// rank[i] is item i's rank in the list (from 1), 0 when not in it.
+	rank := func(idx []int32, score func(i int32) float64) []int32 {
+		slices.SortFunc(idx, func(a, b int32) int {
 			if c := cmp.Compare(score(b), score(a)); c != 0 {
 				return c
 			}
 			return strings.Compare(c.items[a].ID(), c.items[b].ID())
 		})
-		m := make(map[int]int, len(idx))
-		for r, i := range idx {
-			m[i] = r + 1
+		r := make([]int32, len(c.items))
+		for k, i := range idx {
+			r[i] = int32(k + 1)
 		}
-		return m
+		return r
 	}
-	rt := ranks(byText, func(i int) float64 { return c.items[i].TextScore })
-	rs := ranks(bySpread, func(i int) float64 { return c.spread[i] })
+	rt := rank(byText, func(i int32) float64 { return c.items[i].TextScore })
+	rs := rank(bySpread, func(i int32) float64 { return c.spread[i] })
 	norm := (1 + spreadGamma) / (spreadRankK + 1)
 	for i := range c.items {
 		if c.items[i].Kind != ItemPage {
 			continue
 		}
 		s := 0.0
-		if r, ok := rt[i]; ok {
+		if r := rt[i]; r > 0 {
 			s += 1 / (spreadRankK + float64(r))
 		}
-		if r, ok := rs[i]; ok {
+		if r := rs[i]; r > 0 {
 			s += spreadGamma / (spreadRankK + float64(r))
 		}
 		c.items[i].Score = min(1, s/norm)
