@@ -80,8 +80,8 @@ func asksConnection(query string, units []linkUnit) bool {
 // walkFromNames searches walks from the entities the query names (see
 // walkNamed), as of the time the query's words say (see timeq.go), and
 // answers a connection question with the paths between its two entities.
-func (r *MemoryRetriever) walkFromNames(ctx context.Context, g KnowledgeGraph, query string, keep int) ([]graphHit, int, error) {
-	qt, err := r.readTime(ctx, g, query)
+func (r *MemoryRetriever) walkFromNames(ctx context.Context, tr *timeReading, g KnowledgeGraph, query string, keep int) ([]graphHit, int, error) {
+	qt, err := tr.read(ctx, r, g, query)
 	if err != nil {
 		return nil, 0, err
 	}

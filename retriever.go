@@ -454,6 +454,7 @@ type sourceRun struct {
 	soft       error // a part of the source failed; its answer stands
 	err        error
 	start, end time.Time
+	time       *timeReading // a graph's: the question's time words, read once
 }
 
 // graphHit is an entity the graph channel found.
@@ -685,7 +686,7 @@ func (r *MemoryRetriever) plan(strategy RetrievalStrategy) []sourceRun {
 	}
 	if strategy != KnowledgeOnly {
 		for i, g := range r.graphs {
-			runs = append(runs, sourceRun{name: g.name, index: i})
+			runs = append(runs, sourceRun{name: g.name, index: i, time: new(timeReading)})
 		}
 	}
 	return runs
@@ -707,7 +708,7 @@ func (r *MemoryRetriever) runSource(ctx context.Context, cfg RetrieverConfig, qu
 	} else {
 		g := r.graphs[run.index].g
 		a, err := guarded(ctx, cfg.SourceTimeout, func(ctx context.Context) (graphAnswer, error) {
-			return r.searchGraph(ctx, run.index, g, query, cfg.Candidates)
+			return r.searchGraph(ctx, run.index, run.time, g, query, cfg.Candidates)
 		})
 		run.hits, run.linked, run.meaning, run.soft, run.err = a.hits, a.linked, a.meaning, a.soft, err
 	}
@@ -729,10 +730,10 @@ type graphAnswer struct {
 // is on, the entities it means; follow the relations the query asks about
 // from them (see walk.go), and return the best keep entities, each once
 // with its best walk, and how many linked entities the answer used.
-func (r *MemoryRetriever) searchGraph(ctx context.Context, gi int, g KnowledgeGraph, query string, keep int) (graphAnswer, error) {
+func (r *MemoryRetriever) searchGraph(ctx context.Context, gi int, tr *timeReading, g KnowledgeGraph, query string, keep int) (graphAnswer, error) {
 	var a graphAnswer
 	var err error
-	a.hits, a.linked, err = r.walkFromNames(ctx, g, query, keep)
+	a.hits, a.linked, err = r.walkFromNames(ctx, tr, g, query, keep)
 	if err != nil || a.linked > 0 || r.meaning == nil {
 		return a, err
 	}
@@ -749,7 +750,7 @@ func (r *MemoryRetriever) searchGraph(ctx context.Context, gi int, g KnowledgeGr
 	if len(seeds) == 0 {
 		return a, nil
 	}
-	a.hits, a.linked, err = r.walkFromSeeds(ctx, g, query, seeds, keep, 0)
+	a.hits, a.linked, err = r.walkFromSeeds(ctx, tr, g, query, seeds, keep, 0)
 	a.meaning = a.linked
 	return a, err
 }

@@ -233,7 +233,7 @@ func (r *MemoryRetriever) seedGraphs(ctx context.Context, cfg RetrieverConfig, q
 	var eg errgroup.Group
 	eg.SetLimit(cfg.MaxConcurrency)
 	for k, i := range todo {
-		g := r.graphs[runs[i].index].g
+		g, tr := r.graphs[runs[i].index].g, runs[i].time
 		eg.Go(func() error {
 			type answer struct {
 				hits  []graphHit
@@ -244,7 +244,7 @@ func (r *MemoryRetriever) seedGraphs(ctx context.Context, cfg RetrieverConfig, q
 				if err != nil || len(seeds) == 0 {
 					return answer{}, err
 				}
-				hits, _, err := r.walkFromSeeds(ctx, g, query, seeds, cfg.Candidates, seedHops)
+				hits, _, err := r.walkFromSeeds(ctx, tr, g, query, seeds, cfg.Candidates, seedHops)
 				return answer{hits, len(seeds)}, err
 			})
 			out[k] = seeded{a.hits, a.seeds, err, time.Now()}

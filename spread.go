@@ -464,7 +464,7 @@ func (r *MemoryRetriever) spreadRun(ctx context.Context, cfg RetrieverConfig, qu
 	if !ok {
 		return nil, nil
 	}
-	qt, err := r.readTime(ctx, r.graphs[run.index].g, query)
+	qt, err := run.time.read(ctx, r, r.graphs[run.index].g, query)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,9 @@ package kgmem
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/kgmem/kgmem/internal/question"
@@ -102,6 +104,30 @@ func strongMentions(ms []EntityMention) []EntityMention {
 // words.
 func (r *MemoryRetriever) explicitAsOf() bool {
 	return r.cfg.AsOf != nil || r.cfg.expansion().AsOf != (AsOf{})
+}
+
+// timeReading is readTime's answer over one graph in one Retrieve, read
+// once and shared by the steps that need it (the walk, page spreading
+// beside it and the seeded walk after it). A nil *timeReading reads anew
+// at every call.
+type timeReading struct {
+	once sync.Once
+	qt   questionTime
+	err  error
+}
+
+// read returns readTime(ctx, g, query), the first caller's answer for the
+// others. When that caller's context ended while it read and ctx has not,
+// it reads again under ctx.
+func (t *timeReading) read(ctx context.Context, r *MemoryRetriever, g KnowledgeGraph, query string) (questionTime, error) {
+	if t == nil {
+		return r.readTime(ctx, g, query)
+	}
+	t.once.Do(func() { t.qt, t.err = r.readTime(ctx, g, query) })
+	if t.err != nil && ctx.Err() == nil && (errors.Is(t.err, context.Canceled) || errors.Is(t.err, context.DeadlineExceeded)) {
+		return r.readTime(ctx, g, query)
+	}
+	return t.qt, t.err
 }
 
 // readTime resolves the time words of query over g: the instant to walk
@@ -323,8 +349,8 @@ func (r *MemoryRetriever) walkConfigAt(qt questionTime) walkConfig {
 
 // walkFromSeeds searches walks from seeds (see walkSeeded), as of the time
 // the query's words say.
-func (r *MemoryRetriever) walkFromSeeds(ctx context.Context, g KnowledgeGraph, query string, seeds []seedLink, keep, maxHops int) ([]graphHit, int, error) {
-	qt, err := r.readTime(ctx, g, query)
+func (r *MemoryRetriever) walkFromSeeds(ctx context.Context, tr *timeReading, g KnowledgeGraph, query string, seeds []seedLink, keep, maxHops int) ([]graphHit, int, error) {
+	qt, err := tr.read(ctx, r, g, query)
 	if err != nil {
 		return nil, 0, err
 	}
