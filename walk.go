@@ -220,6 +220,8 @@ type walker struct {
 	frontier []int32
 	at       [][]int32
 	head     []int32
+	order    []int32  // a level's states by compareStates, as offsets
+	kept     []wstate // the states a level keeps, in order
 	pos      map[int32]int
 	count    map[int32]int
 	best     map[int32]float64
@@ -414,21 +416,30 @@ func (w *walker) step(ctx context.Context, level []int32) ([]int32, error) {
 			}
 		}
 	}
+	// The states are ordered by reference (they are some 100 bytes each),
+	// and only the ones kept are copied.
 	next := w.states[first:]
-	slices.SortFunc(next, w.compareStates)
+	order := w.order[:0]
+	for i := range next {
+		order = append(order, int32(i))
+	}
+	slices.SortFunc(order, func(a, b int32) int { return w.compareStates(&next[a], &next[b]) })
+	w.order = order
 	// Keep at most perEntity walks on each entity and beam in all.
-	kept := next[:0]
+	kept := w.kept[:0]
 	count := w.count
 	clear(count)
-	for _, s := range next {
+	for _, i := range order {
 		if len(kept) == w.cfg.beam {
 			break
 		}
-		if count[s.node] < w.cfg.perEntity {
+		if s := &next[i]; count[s.node] < w.cfg.perEntity {
 			count[s.node]++
-			kept = append(kept, s)
+			kept = append(kept, *s)
 		}
 	}
+	w.kept = kept
+	copy(next, kept)
 	w.states = w.states[:int(first)+len(kept)]
 	out := make([]int32, len(kept))
 	for i := range out {
@@ -441,7 +452,7 @@ func (w *walker) step(ctx context.Context, level []int32) ([]int32, error) {
 // descending, then the entity (by idHash, then ID), the parent (an index
 // into the previous level, whose order is canonical), the last relation's
 // key, and the reading of the last hop.
-func (w *walker) compareStates(a, b wstate) int {
+func (w *walker) compareStates(a, b *wstate) int {
 	if c := cmp.Compare(b.score, a.score); c != 0 {
 		return c
 	}
