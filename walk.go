@@ -168,8 +168,7 @@ type wgroup struct {
 	typ      int32
 	back     bool
 	variants []wvariant
-	cands    []wcand // the best cfg.fanout, see candBetter
-	worst    int     // index in cands of the worst, when full
+	cands    []wcand // the best cfg.fanout, see candBetter; a heap with the worst first once full
 }
 
 // wvariant is one reading of a hop: which question words it matched (a
@@ -486,10 +485,15 @@ func (w *walker) compareStates(a, b *wstate) int {
 // offer keeps the relation rel to entity to in g if it is among the
 // group's cfg.fanout best: higher weight, then the entity (by idHash, then
 // ID), then smaller relation key.
+//
+// Once the group holds fanout, its candidates are a heap with the worst
+// at the root, so that a better one replaces it in O(log fanout); which
+// candidates are kept does not depend on their order, and step orders
+// the walks they make canonically.
 func (w *walker) offer(g *wgroup, to, rel int32, wt float64) {
 	if len(g.cands) == w.cfg.fanout {
 		// Most relations of a hub lose on weight alone, before hashing.
-		if worst := &g.cands[g.worst]; wt < worst.w {
+		if wt < g.cands[0].w {
 			return
 		}
 	}
@@ -497,15 +501,36 @@ func (w *walker) offer(g *wgroup, to, rel int32, wt float64) {
 	if len(g.cands) < w.cfg.fanout {
 		g.cands = append(g.cands, c)
 		if len(g.cands) == w.cfg.fanout {
-			g.worst = w.worstOf(g.cands)
+			for i := len(g.cands)/2 - 1; i >= 0; i-- {
+				w.siftWorst(g.cands, i)
+			}
 		}
 		return
 	}
-	if !w.candBetter(c, g.cands[g.worst]) {
+	if !w.candBetter(c, g.cands[0]) {
 		return
 	}
-	g.cands[g.worst] = c
-	g.worst = w.worstOf(g.cands)
+	g.cands[0] = c
+	w.siftWorst(g.cands, 0)
+}
+
+// siftWorst moves cs[i] down the heap of cs until no child is worse than
+// it (see candBetter).
+func (w *walker) siftWorst(cs []wcand, i int) {
+	for {
+		worst, l := i, 2*i+1
+		if l < len(cs) && w.candBetter(cs[worst], cs[l]) {
+			worst = l
+		}
+		if r := l + 1; r < len(cs) && w.candBetter(cs[worst], cs[r]) {
+			worst = r
+		}
+		if worst == i {
+			return
+		}
+		cs[i], cs[worst] = cs[worst], cs[i]
+		i = worst
+	}
 }
 
 func (w *walker) candBetter(a, b wcand) bool {
@@ -519,16 +544,6 @@ func (w *walker) candBetter(a, b wcand) bool {
 		return w.st.id(a.to) < w.st.id(b.to)
 	}
 	return w.st.compareRels(a.rel, b.rel) < 0
-}
-
-func (w *walker) worstOf(cs []wcand) int {
-	worst := 0
-	for i := 1; i < len(cs); i++ {
-		if w.candBetter(cs[worst], cs[i]) {
-			worst = i
-		}
-	}
-	return worst
 }
 
 // match returns what relation type t's name matches in the question.
