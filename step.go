@@ -6,9 +6,9 @@ package kgmem
 // the write, or commits the store's step inside the graph's for a write
 // that spans both — and applies it. A write that resolve rejects, or whose
 // journal fails, changes nothing; one that changes nothing (removing a
-// source no entity cites) calls no journal. A graph's own writes are this
-// step (apply: check, then commitWrite with the graph's journal); a
-// Memory's Ingest composes the two (Memory.writeBoth).
+// source no entity cites) calls no journal. A graph's and a store's own
+// writes are this step (apply: check, then commitWrite with the part's
+// journal); a Memory's Ingest composes the two (Memory.writeBoth).
 
 // commitWrite takes g's write lock, resolves m, checked, against the graph,
 // records it with journal (nil: nothing is recorded) unless it changes
@@ -39,6 +39,12 @@ func (g *InMemoryGraph) commitWrite(m *mutation, journal func() error) error {
 func (s *InMemoryKnowledgeStore) commitWrite(m *pageMutation, journal func() error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.commitLocked(m, journal)
+}
+
+// commitLocked is commitWrite with s.mu held for writing, for a batch of
+// writes under one lock (PutBatch).
+func (s *InMemoryKnowledgeStore) commitLocked(m *pageMutation, journal func() error) error {
 	if err := s.resolve(m); err != nil {
 		return err
 	}

@@ -401,7 +401,7 @@ func (s *InMemoryKnowledgeStore) PutBatch(ctx context.Context, pages []Knowledge
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, m := range ms {
-		if err := s.commit(m); err != nil {
+		if err := s.commitLocked(m, s.journalOf(m)); err != nil {
 			return err
 		}
 	}
@@ -473,9 +473,7 @@ func (s *InMemoryKnowledgeStore) apply(ctx context.Context, m *pageMutation) err
 	if err := s.check(m); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.commit(m)
+	return s.commitWrite(m, s.journalOf(m))
 }
 
 // replay applies m, a record read from a journal.
@@ -486,19 +484,13 @@ func (s *InMemoryKnowledgeStore) replay(m *pageMutation) error {
 	return s.apply(context.Background(), m)
 }
 
-// commit resolves m against the store, records it in the journal if the
-// store has one, and applies it; the caller holds s.mu for writing.
-func (s *InMemoryKnowledgeStore) commit(m *pageMutation) error {
-	if err := s.resolve(m); err != nil {
-		return err
+// journalOf returns the record of m in the store's own journal, nil when
+// the store has none.
+func (s *InMemoryKnowledgeStore) journalOf(m *pageMutation) func() error {
+	if s.journal == nil {
+		return nil
 	}
-	if s.journal != nil {
-		if err := s.journal(m); err != nil {
-			return err
-		}
-	}
-	s.do(m)
-	return nil
+	return func() error { return s.journal(m) }
 }
 
 // check validates m on its own and, for a page, counts its terms; it
