@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -531,11 +532,23 @@ func (r *MemoryRetriever) Retrieve(ctx context.Context, query string, opts ...Re
 	}
 
 	runs := r.plan(strategy)
-	// Page spreading reads only the graph and the question, and so runs
-	// beside the channels (one goroutine more than MaxConcurrency).
+	// contentDone is closed once every content run has answered.
+	contentDone := make(chan struct{})
+	var contentLeft atomic.Int32
+	for i := range runs {
+		if runs[i].content {
+			contentLeft.Add(1)
+		}
+	}
+	if contentLeft.Load() == 0 {
+		close(contentDone)
+	}
+	// Page spreading reads the graph and the question (or, where the
+	// question names no entity, the best text hits), and so runs beside
+	// the channels (one goroutine more than MaxConcurrency).
 	var early *earlySpread
 	if strategy == Hybrid && cfg.Spread != SpreadOff {
-		early = r.startSpread(ctx, cfg, query, runs)
+		early = r.startSpread(ctx, cfg, query, runs, contentDone)
 		defer early.wait() // Retrieve leaves no goroutine behind
 	}
 	var g errgroup.Group
@@ -543,6 +556,9 @@ func (r *MemoryRetriever) Retrieve(ctx context.Context, query string, opts ...Re
 	for i := range runs {
 		g.Go(func() error {
 			r.runSource(ctx, cfg, query, &runs[i])
+			if runs[i].content && contentLeft.Add(-1) == 0 {
+				close(contentDone)
+			}
 			return nil
 		})
 	}

@@ -476,30 +476,40 @@ func (r *MemoryRetriever) spreadRun(ctx context.Context, cfg RetrieverConfig, qu
 }
 
 // earlySpread is page spreading run beside the channels, while they
-// search: for each graph run, the pages it reached, when the question
-// names an entity of the graph (page spreading then needs no text hit).
-// Where it needed the text hits, or failed, spreadGraphs runs it again
-// after the channels, as it would have without it; the answer is the same
-// either way.
+// search: for each graph run, the pages it reached, from the entities the
+// question names or, where it names none, from the best text hits once
+// the content channel answered. Where it failed, spreadGraphs runs it
+// again after the channels, as it would have without it; the answer is
+// the same either way.
 type earlySpread struct {
 	done  chan struct{}
 	pages map[int][]pageMass // by run index; only the runs it completed
 }
 
 // startSpread starts page spreading over the graph runs of runs in a
-// goroutine of its own; nil when Hybrid does not spread.
-func (r *MemoryRetriever) startSpread(ctx context.Context, cfg RetrieverConfig, query string, runs []sourceRun) *earlySpread {
+// goroutine of its own; nil when Hybrid does not spread. Where the
+// question names no entity, page spreading seeds from the best text hits
+// (see spreadSeeds): it waits for contentDone, closed once every content
+// run has answered, while the graph channel searches on.
+func (r *MemoryRetriever) startSpread(ctx context.Context, cfg RetrieverConfig, query string, runs []sourceRun, contentDone <-chan struct{}) *earlySpread {
 	e := &earlySpread{done: make(chan struct{}), pages: map[int][]pageMass{}}
 	go func() {
 		defer close(e.done)
+		var top []ScoredPage
+		found := false
+		content := func() []ScoredPage {
+			if !found {
+				<-contentDone
+				top, found = seedPages(runs, spreadSeedPages), true
+			}
+			return top
+		}
 		for i := range runs {
 			run := &runs[i]
 			if run.content {
 				continue
 			}
-			needed := false
-			pages, err := r.spreadRun(ctx, cfg, query, run, func() []ScoredPage { needed = true; return nil })
-			if err == nil && !needed {
+			if pages, err := r.spreadRun(ctx, cfg, query, run, content); err == nil {
 				e.pages[i] = pages
 			}
 		}

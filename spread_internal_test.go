@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -76,10 +77,11 @@ func TestSpreadPagesWeighsTheAskedRelation(t *testing.T) {
 	require.InDelta(t, 1, got["jon"]/got["lyon"], 1e-12, "%v", got)
 }
 
-// TestEarlySpread: page spreading run beside the channels completes the
-// graph runs of a question that names an entity, with the pages a run
-// after the channels finds, and leaves to that later run a question that
-// names none (its seeds are the text hits, not known yet).
+// TestEarlySpread: page spreading run beside the channels completes every
+// graph run with the pages a run after the channels finds: for a question
+// that names an entity without waiting for the content channel, and for
+// one that names none once the content channel answered (its seeds are
+// the best text hits).
 func TestEarlySpread(t *testing.T) {
 	ctx := context.Background()
 	g := NewInMemoryGraph()
@@ -93,27 +95,43 @@ func TestEarlySpread(t *testing.T) {
 	cfg := r.cfg
 	for _, tc := range []struct {
 		q     string
-		early bool
+		named bool
 	}{
 		{"Who directed Big Eye?", true},
 		{"Who made the film?", false},
 	} {
 		runs := r.plan(Hybrid)
-		e := r.startSpread(ctx, cfg, tc.q, runs)
+		contentDone := make(chan struct{})
+		e := r.startSpread(ctx, cfg, tc.q, runs, contentDone)
+		if tc.named {
+			// It must finish while the content channel has not answered.
+			select {
+			case <-e.done:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%s: page spreading waited for the content channel", tc.q)
+			}
+		}
 		for i := range runs {
 			if runs[i].content {
-				_, ok := e.get(i)
+				r.runSource(ctx, cfg, tc.q, &runs[i])
+			}
+		}
+		close(contentDone)
+		content := func() []ScoredPage { return seedPages(runs, spreadSeedPages) }
+		if tc.named {
+			content = func() []ScoredPage { t.Fatal("asked for text hits"); return nil }
+		}
+		for i := range runs {
+			got, ok := e.get(i)
+			if runs[i].content {
 				require.False(t, ok, "a content run")
 				continue
 			}
-			got, ok := e.get(i)
-			require.Equal(t, tc.early, ok, tc.q)
-			if ok {
-				want, err := r.spreadRun(ctx, cfg, tc.q, &runs[i], func() []ScoredPage { t.Fatal("asked for text hits"); return nil })
-				require.NoError(t, err)
-				require.NotEmpty(t, want)
-				require.Equal(t, want, got, tc.q)
-			}
+			require.True(t, ok, tc.q)
+			want, err := r.spreadRun(ctx, cfg, tc.q, &runs[i], content)
+			require.NoError(t, err)
+			require.NotEmpty(t, want, tc.q)
+			require.Equal(t, want, got, tc.q)
 		}
 	}
 	var none *earlySpread
