@@ -647,4 +647,4 @@ func (s *memStep) typeName(t int32) string { return s.g.types.names[t] }
 func (s *memStep) sameRel(a, b int32) bool { return a == b }
 func (s *memStep) nodeType(n int32) string { return s.g.nodes[n].typ }
 func (s *memStep) nodeName(n int32) string { return s.g.nodes[n].name }
-func (s *memStep) idHash(n int32) uint64   { return s.g.nodes[n].hash }
+func (s *memStep) idHash(n int32) uint64   { return s.g.hashes[n] }

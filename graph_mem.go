@@ -137,6 +137,7 @@ type InMemoryGraph struct {
 	mu        sync.RWMutex
 	ids       map[string]int32
 	nodes     []node
+	hashes    []uint64 // by slot: idHash of a live entity's ID, apart from nodes so that the walk's tie-breaks read a dense array
 	freeNodes []int32
 	rels      []relRec
 	freeRels  []int32
@@ -201,7 +202,6 @@ func (g *InMemoryGraph) rlock() error {
 // node is one entity slot.
 type node struct {
 	id   string
-	hash uint64 // idHash(id), the graph channel's canonical tie-break
 	name string
 	typ  string
 	more *entityMore // nil when every optional field is empty
@@ -396,8 +396,10 @@ func (g *InMemoryGraph) allocNode(id string) int32 {
 	} else {
 		s = int32(len(g.nodes))
 		g.nodes = append(g.nodes, node{})
+		g.hashes = append(g.hashes, 0)
 	}
-	g.nodes[s] = node{id: id, hash: idHash(id)}
+	g.nodes[s] = node{id: id}
+	g.hashes[s] = idHash(id)
 	g.ids[id] = s
 	return s
 }

@@ -169,6 +169,14 @@ func (g *InMemoryGraph) checkInvariants() error {
 			}
 		}
 	}
+	if len(g.hashes) != len(g.nodes) {
+		return fmt.Errorf("%d ID hashes for %d entity slots", len(g.hashes), len(g.nodes))
+	}
+	for s := range g.nodes {
+		if g.nodes[s].live() && g.hashes[s] != idHash(g.nodes[s].id) {
+			return fmt.Errorf("slot %d: ID hash %x, want idHash(%q)", s, g.hashes[s], g.nodes[s].id)
+		}
+	}
 	var fresh nameIndex
 	for s := range g.nodes {
 		if g.nodes[s].live() {

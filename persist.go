@@ -452,6 +452,7 @@ func (g *InMemoryGraph) newEmpty() *InMemoryGraph {
 func (g *InMemoryGraph) adopt(fresh *InMemoryGraph) {
 	g.ids = fresh.ids
 	g.nodes = fresh.nodes
+	g.hashes = fresh.hashes
 	g.freeNodes = fresh.freeNodes
 	g.rels = fresh.rels
 	g.freeRels = fresh.freeRels
