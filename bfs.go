@@ -567,9 +567,9 @@ func (s *memStep) expand(ctx context.Context, frontier []int32, dir Direction, l
 // scan visits the relations of list, except those leading to skip.
 func (s *memStep) scan(from int, list []adj, skip int32, visit func(int, int32, int32, float64)) {
 	if s.timed {
-		rels := s.g.rels
+		rels, types := s.g.rels, s.g.relTypes
 		for _, a := range list {
-			if a.to != skip && (s.filter == nil || s.filter[rels[a.rel].typ]) && rels[a.rel].admits(s.at) {
+			if a.to != skip && (s.filter == nil || s.filter[types[a.rel]]) && rels[a.rel].admits(s.at) {
 				visit(from, a.to, a.rel, a.w)
 			}
 		}
@@ -583,9 +583,9 @@ func (s *memStep) scan(from int, list []adj, skip int32, visit func(int, int32, 
 		}
 		return
 	}
-	rels := s.g.rels
+	types := s.g.relTypes
 	for _, a := range list {
-		if a.to != skip && s.filter[rels[a.rel].typ] {
+		if a.to != skip && s.filter[types[a.rel]] {
 			visit(from, a.to, a.rel, a.w)
 		}
 	}
@@ -606,7 +606,7 @@ func (s *memStep) compareRels(a, b int32) int {
 	if c := strings.Compare(nodes[s.g.relEnd(a).to].id, nodes[s.g.relEnd(b).to].id); c != 0 {
 		return c
 	}
-	return strings.Compare(names[ra.typ], names[rb.typ])
+	return strings.Compare(names[s.g.relTypes[a]], names[s.g.relTypes[b]])
 }
 
 // The walk search's extra access (walk.go).
@@ -614,7 +614,7 @@ func (s *memStep) compareRels(a, b int32) int {
 // expandTyped is expand reporting each relation's type and direction,
 // with no limit; it checks ctx every scanCheckEvery relations.
 func (s *memStep) expandTyped(ctx context.Context, frontier []int32, dir Direction, visit func(int, int32, int32, int32, float64, bool)) error {
-	nodes, rels := s.g.nodes, s.g.rels
+	nodes, rels, types := s.g.nodes, s.g.rels, s.g.relTypes
 	check := scanCheckEvery
 	for i, u := range frontier {
 		n := &nodes[u]
@@ -632,7 +632,7 @@ func (s *memStep) expandTyped(ctx context.Context, frontier []int32, dir Directi
 				if d == 1 && a.to == u && dir == Both {
 					continue // a self-loop, reported from the out list
 				}
-				if t := rels[a.rel].typ; (s.filter == nil || s.filter[t]) && (!s.timed || rels[a.rel].admits(s.at)) {
+				if t := types[a.rel]; (s.filter == nil || s.filter[t]) && (!s.timed || rels[a.rel].admits(s.at)) {
 					visit(i, a.to, a.rel, t, a.w, d == 1 && a.to != u)
 				}
 			}
@@ -642,7 +642,7 @@ func (s *memStep) expandTyped(ctx context.Context, frontier []int32, dir Directi
 }
 
 func (s *memStep) relSource(r int32) int32 { return s.g.rels[r].src }
-func (s *memStep) relType(r int32) int32   { return s.g.rels[r].typ }
+func (s *memStep) relType(r int32) int32   { return s.g.relTypes[r] }
 func (s *memStep) typeName(t int32) string { return s.g.types.names[t] }
 func (s *memStep) sameRel(a, b int32) bool { return a == b }
 func (s *memStep) nodeType(n int32) string { return s.g.nodes[n].typ }

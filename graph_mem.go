@@ -138,6 +138,7 @@ type InMemoryGraph struct {
 	ids       map[string]int32
 	nodes     []node
 	hashes    []uint64 // by slot: idHash of a live entity's ID, apart from nodes so that the walk's tie-breaks read a dense array
+	relTypes  []int32  // by relation slot: a live relation's interned type, apart from rels so that typed walks read a dense array
 	freeNodes []int32
 	rels      []relRec
 	freeRels  []int32
@@ -239,8 +240,7 @@ type adj struct {
 // not repeated here: they are read from the source's out entry (relEnd),
 // which traversals read anyway.
 type relRec struct {
-	src    int32    // the source's slot; freeRel when the slot is free
-	typ    int32    // the interned type
+	src    int32    // the source's slot; freeRel when the slot is free; the type is in InMemoryGraph.relTypes
 	outPos int32    // index of this relation in nodes[src].out
 	inPos  int32    // index of this relation in nodes[dst].in
 	more   *relMore // nil when the relation has no properties or sources
@@ -705,13 +705,15 @@ func (g *InMemoryGraph) insertRel(k relKey, w float64, more *relMore) {
 	} else {
 		i = int32(len(g.rels))
 		g.rels = append(g.rels, relRec{})
+		g.relTypes = append(g.relTypes, 0)
 	}
 	s, d := &g.nodes[k.src], &g.nodes[k.dst]
 	g.rels[i] = relRec{
-		src: k.src, typ: k.typ,
+		src:    k.src,
 		outPos: int32(len(s.out)), inPos: int32(len(d.in)),
 		more: more,
 	}
+	g.relTypes[i] = k.typ
 	s.out = appendSlowly(s.out, adj{to: k.dst, rel: i, w: w})
 	d.in = appendSlowly(d.in, adj{to: k.src, rel: i, w: w})
 	g.sources.relation(i, more, true)
@@ -753,7 +755,7 @@ func (g *InMemoryGraph) findRel(k relKey) (int32, bool) {
 		return n.outKeys.find(g, n.out, k.dst, k.typ)
 	}
 	for _, a := range n.out {
-		if a.to == k.dst && g.rels[a.rel].typ == k.typ {
+		if a.to == k.dst && g.relTypes[a.rel] == k.typ {
 			return a.rel, true
 		}
 	}
@@ -775,7 +777,7 @@ func (g *InMemoryGraph) removeRel(i int32) {
 		s.out[rec.outPos] = moved
 		g.rels[moved.rel].outPos = rec.outPos
 		if s.outKeys != nil {
-			s.outKeys.move(outKey{moved.to, g.rels[moved.rel].typ}, last, rec.outPos)
+			s.outKeys.move(outKey{moved.to, g.relTypes[moved.rel]}, last, rec.outPos)
 		}
 	}
 	s.out = s.out[:len(s.out)-1]
@@ -792,7 +794,7 @@ func (g *InMemoryGraph) removeRel(i int32) {
 	g.relCount--
 	g.sources.relation(i, rec.more, false)
 	g.timed -= b2i(rec.more.timed())
-	g.types.release(rec.typ, 1)
+	g.types.release(g.relTypes[i], 1)
 	g.rels[i] = relRec{src: freeRel}
 	g.freeRels = append(g.freeRels, i)
 }
@@ -821,7 +823,7 @@ func (g *InMemoryGraph) relation(i int32) Relation {
 	r := Relation{
 		SourceID: g.nodes[rec.src].id,
 		TargetID: g.nodes[end.to].id,
-		Type:     g.types.names[rec.typ],
+		Type:     g.types.names[g.relTypes[i]],
 		Weight:   end.w,
 	}
 	if m := rec.more; m != nil {

@@ -69,11 +69,11 @@ func (g *InMemoryGraph) checkInvariants() error {
 		if r.more.timed() {
 			timed++
 		}
-		typeRefs[r.typ]++
+		typeRefs[g.relTypes[i]]++
 		if !g.nodes[r.src].live() || !g.nodes[end.to].live() {
 			return fmt.Errorf("relation slot %d joins a free node slot", i)
 		}
-		k := relKey{r.src, end.to, r.typ}
+		k := relKey{r.src, end.to, g.relTypes[i]}
 		if other, dup := keys[k]; dup {
 			return fmt.Errorf("relation slots %d and %d share a key", other, i)
 		}
@@ -109,10 +109,10 @@ func (g *InMemoryGraph) checkInvariants() error {
 		}
 		if n.outKeys != nil {
 			for p, a := range n.out {
-				if n.outKeys.slot(outKey{a.to, g.rels[a.rel].typ}, int32(p)) < 0 {
+				if n.outKeys.slot(outKey{a.to, g.relTypes[a.rel]}, int32(p)) < 0 {
 					return fmt.Errorf("node slot %d: key index does not hold out position %d", s, p)
 				}
-				if got, ok := n.outKeys.find(g, n.out, a.to, g.rels[a.rel].typ); !ok || got != a.rel {
+				if got, ok := n.outKeys.find(g, n.out, a.to, g.relTypes[a.rel]); !ok || got != a.rel {
 					return fmt.Errorf("node slot %d: key index finds %d, %v for relation slot %d", s, got, ok, a.rel)
 				}
 			}
@@ -168,6 +168,9 @@ func (g *InMemoryGraph) checkInvariants() error {
 				return fmt.Errorf("tag %q does not index slot %d", t, s)
 			}
 		}
+	}
+	if len(g.relTypes) != len(g.rels) {
+		return fmt.Errorf("%d relation types for %d relation slots", len(g.relTypes), len(g.rels))
 	}
 	if len(g.hashes) != len(g.nodes) {
 		return fmt.Errorf("%d ID hashes for %d entity slots", len(g.hashes), len(g.nodes))

@@ -455,6 +455,7 @@ func (g *InMemoryGraph) adopt(fresh *InMemoryGraph) {
 	g.hashes = fresh.hashes
 	g.freeNodes = fresh.freeNodes
 	g.rels = fresh.rels
+	g.relTypes = fresh.relTypes
 	g.freeRels = fresh.freeRels
 	g.relCount = fresh.relCount
 	g.timed = fresh.timed

@@ -513,7 +513,7 @@ func TestReadFromTagLimit(t *testing.T) {
 // on purpose. A field added to InMemoryGraph fails this test until it is
 // placed in one list (and, if it holds graph state, moved by adopt).
 func TestAdoptMovesEveryField(t *testing.T) {
-	moved := []string{"ids", "nodes", "hashes", "freeNodes", "rels", "freeRels", "relCount", "timed", "types", "tagIndex", "names", "sources"}
+	moved := []string{"ids", "nodes", "hashes", "freeNodes", "rels", "relTypes", "freeRels", "relCount", "timed", "types", "tagIndex", "names", "sources"}
 	kept := []string{"tags", "pathBudget", "clock", "singleValued", "scratch", "pathScratch", "walkers", "typeWords", "mu", "journal", "closed", "bad", "changes"}
 	var fields []string
 	typ := reflect.TypeFor[InMemoryGraph]()

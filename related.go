@@ -293,9 +293,10 @@ func (t *traversal) snapshot(ctx context.Context, g *InMemoryGraph, start int32,
 				return nil, err
 			}
 		}
-		rec := &rels[t.prel[rn.n]]
+		ri := t.prel[rn.n]
+		rec := &rels[ri]
 		it := &items[i]
-		it.typ = names[rec.typ]
+		it.typ = names[g.relTypes[ri]]
 		if rec.src == rn.n {
 			it.hops |= revBit
 		}

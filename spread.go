@@ -640,7 +640,7 @@ func (g *InMemoryGraph) asksAbout(query string) func(rel int32) bool {
 	// By type ID: 0 not read yet, 1 does not ask, 2 asks.
 	seen := make([]uint8, len(g.types.names))
 	return func(rel int32) bool {
-		t := g.rels[rel].typ
+		t := g.relTypes[rel]
 		if seen[t] == 0 {
 			seen[t] = 1
 			for _, w := range g.typeWords.get(t, g.types.names[t]) {

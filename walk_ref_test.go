@@ -76,7 +76,7 @@ func exhaustiveWalks(w *walker, g *InMemoryGraph, si int32) {
 		if s.rel >= 0 && s.back != back && a.rel == s.rel {
 			return // straight back over the relation just walked
 		}
-		gi := w.addGroup(si, g.rels[a.rel].typ, back)
+		gi := w.addGroup(si, g.relTypes[a.rel], back)
 		grp := w.groups[gi]
 		for _, v := range slices.Clone(grp.variants) {
 			w.states = append(w.states, wstate{node: a.to, parent: si, rel: a.rel, typ: grp.typ, start: s.start,
