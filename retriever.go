@@ -979,7 +979,15 @@ func (r *MemoryRetriever) surface(ctx context.Context, runs []sourceRun, c *cand
 	asked := slices.ContainsFunc(c.items, func(it RetrievalItem) bool {
 		return it.Kind == ItemEntity && slices.ContainsFunc(it.Matched, func(m string) bool { return m != "" })
 	})
-	var ids []string // the pages offered below, in order
+	n := 0
+	for _, ci := range citing {
+		e := &c.items[ci]
+		for _, rel := range e.Relations {
+			n += len(rel.SourceIDs)
+		}
+		n += len(e.Entity.SourceIDs)
+	}
+	ids := make([]string, 0, n) // the pages offered below, in order
 	for _, ci := range citing {
 		e := &c.items[ci]
 		for _, rel := range e.Relations {

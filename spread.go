@@ -242,12 +242,28 @@ func (g *InMemoryGraph) spreadPages(ctx context.Context, query string, content f
 		reached = append(reached, n)
 	}
 	slices.Sort(reached)
+	flowed := make([]int32, 0, len(relFlow))
+	for r := range relFlow {
+		flowed = append(flowed, r)
+	}
+	slices.Sort(flowed)
+	// At most one page per credit below: the index and the scores are
+	// sized once, for that many.
+	credits := 0
+	for _, n := range reached {
+		credits += len(g.nodes[n].sourceIDs())
+	}
+	for _, r := range flowed {
+		if m := g.rels[r].more; m != nil {
+			credits += len(m.sourceIDs)
+		}
+	}
 	type acc struct {
 		score, best float64 // the sum of the shares, the largest share
 		via         int32   // the entity that handed the largest share
 	}
-	slot := make(map[string]int, len(reached))
-	accs := make([]acc, 0, len(reached))
+	slot := make(map[string]int, credits)
+	accs := make([]acc, 0, credits)
 	credit := func(page string, share float64, via int32) {
 		i, ok := slot[page]
 		if !ok {
@@ -273,11 +289,6 @@ func (g *InMemoryGraph) spreadPages(ctx context.Context, query string, content f
 	// SourceIDs) get spreadStated × the flow, split among them: the
 	// passage that says "X was directed by Y" is the evidence of that
 	// hop, where Y's own pages are every page that names Y.
-	flowed := make([]int32, 0, len(relFlow))
-	for r := range relFlow {
-		flowed = append(flowed, r)
-	}
-	slices.Sort(flowed)
 	for _, r := range flowed {
 		rec := &g.rels[r]
 		if rec.more == nil || len(rec.more.sourceIDs) == 0 {
