@@ -113,7 +113,7 @@ type candidates struct {
 	spread  []float64 // page spreading's score (see spread.go)
 	// pages and entities map an item's ID to its position, by kind.
 	pages, entities map[string]int
-	order           []int32 // scratch for best and scorePages
+	order           []int32 // scratch for best and addRanks
 }
 
 // candidatePool holds candidates between calls; see getCandidates.

@@ -169,3 +169,60 @@ func TestWalkSearchMatchesExhaustiveWalks(t *testing.T) {
 		require.Equal(t, want, got, "trial %d: %q, %d hops, %v", trial, query, cfg.hops, cfg.dir)
 	}
 }
+
+// TestWalkOfferKeepsTheBest: a walk group keeps, of every relation offered
+// to it, exactly the cfg.fanout best by candBetter (weight, then the
+// entity, then the relation key), whatever the order of the offers; ties
+// in weight and equal ID hashes included.
+func TestWalkOfferKeepsTheBest(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(7, 11))
+	for round := range 40 {
+		g := NewInMemoryGraph()
+		var es []Entity
+		var rs []Relation
+		es = append(es, Entity{ID: "hub", Name: "Hub"})
+		n := 1 + rng.IntN(120)
+		for i := range n {
+			id := fmt.Sprintf("e%d", i)
+			es = append(es, Entity{ID: id, Name: id})
+			// Few distinct weights, so that most comparisons go to the
+			// entity and the relation key.
+			w := float64(1+rng.IntN(3)) / 3
+			rs = append(rs, Relation{SourceID: "hub", TargetID: id, Type: "r", Weight: w})
+			if rng.IntN(3) == 0 { // a second relation to the same entity
+				rs = append(rs, Relation{SourceID: "hub", TargetID: id, Type: "r2", Weight: w})
+			}
+		}
+		require.NoError(t, g.AddBatch(ctx, es, rs))
+		st := g.step(nil, AsOf{})
+		w := &walker{st: st, cfg: walkConfig{fanout: 1 + rng.IntN(40)}}
+		hub := g.ids["hub"]
+		var all []wcand
+		list := slices.Clone(g.nodes[hub].out)
+		rng.Shuffle(len(list), func(i, j int) { list[i], list[j] = list[j], list[i] })
+		grp := &wgroup{}
+		for _, a := range list {
+			w.offer(grp, a.to, a.rel, a.w)
+			all = append(all, wcand{a.to, a.rel, a.w, st.idHash(a.to)})
+		}
+		slices.SortFunc(all, func(a, b wcand) int {
+			if w.candBetter(a, b) {
+				return -1
+			}
+			if w.candBetter(b, a) {
+				return 1
+			}
+			return 0
+		})
+		want := all[:min(len(all), w.cfg.fanout)]
+		got := slices.Clone(grp.cands)
+		slices.SortFunc(got, func(a, b wcand) int {
+			if w.candBetter(a, b) {
+				return -1
+			}
+			return 1
+		})
+		require.Equal(t, want, got, "round %d: fanout %d of %d offers", round, w.cfg.fanout, len(list))
+	}
+}
