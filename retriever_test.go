@@ -591,3 +591,41 @@ func TestRetrieveConcurrentCalls(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestRetrieveCallsShareNothing: calls of one retriever, one after the
+// other and at the same time, answer each question as a fresh retriever
+// does (a call's scratch, reused by the next, leaves nothing behind).
+func TestRetrieveCallsShareNothing(t *testing.T) {
+	ctx := context.Background()
+	g, s := memoryFixture(t)
+	questions := []string{"who leads Apollo?", "张三负责什么项目？", "Apollo launch plan", "errgroup fan-out in Go"}
+	want := map[string]kgmem.RetrievalResult{}
+	for _, q := range questions {
+		res, err := kgmem.NewMemoryRetriever(s, kgmem.RetrieverConfig{}, kgmem.WithKnowledgeGraph(g)).Retrieve(ctx, q)
+		require.NoError(t, err)
+		require.NotEmpty(t, res.Items, q)
+		want[q] = res
+	}
+	r := kgmem.NewMemoryRetriever(s, kgmem.RetrieverConfig{}, kgmem.WithKnowledgeGraph(g))
+	check := func(q string) {
+		res, err := r.Retrieve(ctx, q)
+		require.NoError(t, err)
+		require.Equal(t, want[q].Items, res.Items, q)
+	}
+	for range 3 {
+		for _, q := range questions {
+			check(q)
+		}
+	}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range 20 {
+				check(questions[(i+k)%len(questions)])
+			}
+		}()
+	}
+	wg.Wait()
+}
