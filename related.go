@@ -270,9 +270,9 @@ func (t *traversal) snapshot(ctx context.Context, g *InMemoryGraph, start int32,
 	}
 	items := make([]relatedItem, len(ranked))
 	nodes, rels, names := g.nodes, g.rels, g.types.names
-	// Two passes, each with one scattered read per item (the entity, then
-	// the relation record), which the processor overlaps better than two
-	// reads in one.
+	// Three passes, each with one scattered read per item (the entity, the
+	// relation's type, then its record), which the processor overlaps
+	// better than several reads in one.
 	for i, rn := range ranked {
 		if i&(materializeCheckEvery-1) == materializeCheckEvery-1 {
 			if err := ctx.Err(); err != nil {
@@ -293,12 +293,16 @@ func (t *traversal) snapshot(ctx context.Context, g *InMemoryGraph, start int32,
 				return nil, err
 			}
 		}
-		ri := t.prel[rn.n]
-		rec := &rels[ri]
-		it := &items[i]
-		it.typ = names[g.relTypes[ri]]
-		if rec.src == rn.n {
-			it.hops |= revBit
+		items[i].typ = names[g.relTypes[t.prel[rn.n]]]
+	}
+	for i, rn := range ranked {
+		if i&(materializeCheckEvery-1) == materializeCheckEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		if rels[t.prel[rn.n]].src == rn.n {
+			items[i].hops |= revBit
 		}
 	}
 	res.items = items
