@@ -224,12 +224,12 @@ func giantHub(paths, fan int, w float64) ([]Entity, []Relation) {
 }
 
 // TestFindPathsGiantHubBounded: 4,000 partial paths end at an entity with
-// 100k relations, so growing them scans 400M relations. The budget stops
-// the scan, and a cancelled or expired context stops it within a few
-// thousand relations.
+// 10k relations (100k under KGMEM_LONG), so growing them scans 40M
+// relations, 80 times the default budget. The budget stops the scan, and a
+// cancelled or expired context stops it within a few thousand relations.
 func TestFindPathsGiantHubBounded(t *testing.T) {
 	ctx := context.Background()
-	es, rs := giantHub(4000, sized(100_000, 25_000), 0.5) // 400M relations to scan, or 100M under -short
+	es, rs := giantHub(4000, sized(100_000, 10_000), 0.5) // 400M relations to scan under KGMEM_LONG, else 40M
 	g := buildGraph(t, es, rs)
 	opts := PathOptions{MaxHops: 10}
 	var res PathResult
