@@ -241,12 +241,8 @@ func TestReadFromManyTagsLine(t *testing.T) {
 func TestReadFromLyingHeader(t *testing.T) {
 	const size = 32 << 20
 	for _, counts := range []string{`"entities":1000000000000,"relations":0`, `"entities":0,"relations":1000000000000`} {
-		in := make([]byte, size)
-		h := `{"format":"kgmem-graph","version":1,` + counts + "}\nxx\n"
-		copy(in, h)
-		for i := len(h); i < len(in); i++ {
-			in[i] = '\n'
-		}
+		in := bytes.Repeat([]byte{'\n'}, size)
+		copy(in, `{"format":"kgmem-graph","version":1,`+counts+"}\nxx\n")
 		path := filepath.Join(t.TempDir(), "lying.kg")
 		require.NoError(t, os.WriteFile(path, in, 0o600))
 		for name, read := range map[string]func() error{
