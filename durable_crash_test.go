@@ -129,10 +129,12 @@ func TestCrashChild(t *testing.T) {
 	rec := m.Recovery()
 	say(fmt.Sprintf("open %d %d %d", rec.TornBytes, rec.Skipped, rec.DamagedBytes))
 	rng := rand.New(rand.NewPCG(seed, 11))
-	// The parent kills the child within its first 600 lines (300 writes);
-	// the sequence goes on far beyond, and generating it is most of a
-	// child's start-up, so it is no longer.
-	for _, op := range randomMemoryOps(rng, 60, 1000) {
+	// The parent kills the child within its first 600 lines (200 under
+	// -race or -short), some 300 writes; the sequence goes on far beyond,
+	// and generating it is most of a child's start-up, so it is no longer.
+	// It begins by adding its 20 entities (some 50 lines), so that most
+	// kills land among the writes after them.
+	for _, op := range randomMemoryOps(rng, 20, 1000) {
 		b, err := json.Marshal(op)
 		if err != nil {
 			say("fail " + err.Error())

@@ -667,6 +667,7 @@ func TestStoreSnapshotCorrupt(t *testing.T) {
 // TestPlainRelationMatchesEncoder checks that the specialised writer and
 // reader of relation lines agree with encoding/json byte for byte.
 func TestPlainRelationMatchesEncoder(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 5))
 	weights := []float64{0, 1, 0.5, 1e-6, 9.99e-7, 1e-7, 5e-324, 2.2250738585072014e-308, 0.1, 1.0 / 3, 1e-21, 123e-9, 0.000001234}
 	ids := []string{"a", "e000001", "person:alice", "x y", "~!@#$%^&*()_+{}|:<>?`-=[];',./", "é", "a\"b", "a\\b", "tab\t", "\u2028", "<&>"}
