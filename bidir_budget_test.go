@@ -405,16 +405,17 @@ func TestTraversePathsBounded(t *testing.T) {
 		t.Fatalf("budget 1000: %d paths, truncated %v, %v; kept %d relations", len(best), truncated, err, len(st.rels))
 	}
 
-	// Cancelled after 10k of the hub's 40k relations were reported, it
-	// keeps at most a few thousand more.
-	_, rs = giantHub(1, 40_000, 0.5)
+	// Cancelled after 10k of the hub's 40k relations were reported (20k of
+	// 100k under KGMEM_LONG), it keeps at most a few thousand more.
+	fan, cancelAfter := sized(100_000, 40_000), sized(20_000, 10_000)
+	_, rs = giantHub(1, fan, 0.5)
 	n = newListNeighborhood(rs)
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	n.cancelAfter, n.cancel = 10_000, cancel
+	n.cancelAfter, n.cancel = cancelAfter, cancel
 	st = newNeighborStep(n, nil, AsOf{})
 	_, _, err = findPaths(cctx, new(pathSearch), st, st.intern("src"), st.intern("dst"), PathOptions{MaxHops: 10}, math.MaxInt)
-	if !errors.Is(err, context.Canceled) || len(st.rels) > 10_000+2*scanCheckEvery {
+	if !errors.Is(err, context.Canceled) || len(st.rels) > cancelAfter+2*scanCheckEvery {
 		t.Fatalf("cancelled: %v, kept %d relations of %d reported", err, len(st.rels), n.reported)
 	}
 }
@@ -607,7 +608,7 @@ func TestSortCtx(t *testing.T) {
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	calls := 0
-	xs := make([]int, 200_000) // some 3.5M comparisons when not cancelled
+	xs := make([]int, sized(1_000_000, 200_000)) // 20M or 3.5M comparisons when not cancelled
 	for i := range xs {
 		xs[i] = rng.Int()
 	}

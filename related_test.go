@@ -195,7 +195,7 @@ func (c *errAfter) Err() error {
 // ctx.Err(), and the scratch it leaves answers the next call exactly.
 func TestRankSortCancelledKeepsScratch(t *testing.T) {
 	t.Parallel()
-	n := sortChunk + 100 // two chunks for each pass of the radix sort
+	n := sized(2*sortChunk, sortChunk+100) // two chunks for each pass of the radix sort
 	es := append(make([]Entity, 0, n+1), Entity{ID: "hub"})
 	rs := make([]Relation, 0, n)
 	for i := range n {
