@@ -283,6 +283,7 @@ func (s *countStep) expand(ctx context.Context, frontier []int32, dir Direction,
 // scans, whether or not they lead to partial paths, and relations dropped
 // by the type filter count too.
 func TestFindPathsBudgetCountsScans(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	es, rs := giantHub(100, 10_000, 0.5)
 	g := buildGraph(t, es, rs)

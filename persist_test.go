@@ -221,6 +221,7 @@ func snapshotBytes(t testing.TB, g *InMemoryGraph) []byte {
 }
 
 func TestSnapshotRoundTrip(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(20) {
 		g := randomGraph(t, seed, 5+int(seed)*4, 10+int(seed)*15)
 		if seed == 19 {
