@@ -632,7 +632,7 @@ func TestFindPathsTiesMatchEnumeration(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(14, 1))
-	for round := range 150 {
+	for round := range scaled(150, 60, 30) {
 		layers, width := 3+rng.IntN(4), 2+rng.IntN(8)
 		id := func(l, i int) string { return fmt.Sprintf("n%d:%02d", l, i) }
 		es := []Entity{{ID: "src"}, {ID: "dst"}}
