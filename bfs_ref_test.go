@@ -448,7 +448,7 @@ var refDirections = []kgmem.Direction{kgmem.Outgoing, kgmem.Incoming, kgmem.Both
 // exact scores, against the brute-force reference on random multigraphs.
 func TestGetRelatedMatchesReference(t *testing.T) {
 	t.Parallel()
-	graphs := kgmem.Scaled(300, 40, 20)
+	graphs := kgmem.Scaled(300, 12, 6)
 	for n := range graphs {
 		rng := rand.New(rand.NewPCG(uint64(n), 0x6b676d656d))
 		rg := randomRefGraph(rng)
@@ -490,7 +490,7 @@ func TestGetRelatedMatchesReference(t *testing.T) {
 // requires identical answers from all of them, equal to the reference.
 func TestGetRelatedIgnoresInsertionOrder(t *testing.T) {
 	t.Parallel()
-	graphs := kgmem.Scaled(150, 24, 12)
+	graphs := kgmem.Scaled(150, 8, 4)
 	for n := range graphs {
 		rng := rand.New(rand.NewPCG(uint64(n), 0x6f72646572))
 		rg := randomRefGraph(rng)

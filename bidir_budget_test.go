@@ -27,8 +27,8 @@ import (
 // for i < m, each relation weighted w(i) for the a side and 1 elsewhere.
 // With w ≡ 1 every one of the m² paths of four hops ties.
 func bowTie(m int, w func(i int) float64) ([]Entity, []Relation) {
-	es := []Entity{{ID: "src"}, {ID: "hub"}, {ID: "dst"}}
-	var rs []Relation
+	es := append(make([]Entity, 0, 3+2*m), Entity{ID: "src"}, Entity{ID: "hub"}, Entity{ID: "dst"})
+	rs := make([]Relation, 0, 4*m)
 	for i := range m {
 		a, b := fmt.Sprintf("a%05d", i), fmt.Sprintf("b%05d", i)
 		es = append(es, Entity{ID: a}, Entity{ID: b})
@@ -198,8 +198,8 @@ func requireCancelledPromptly(t *testing.T, call func(ctx context.Context) error
 // through the hubs' relations scores below the three paths found first and
 // is dropped, and only scanning costs; with w = 1 each is kept.
 func giantHub(paths, fan int, w float64) ([]Entity, []Relation) {
-	es := []Entity{{ID: "src"}, {ID: "hub"}, {ID: "hub2"}, {ID: "dst"}}
-	var rs []Relation
+	es := append(make([]Entity, 0, 7+2*paths+2*fan), Entity{ID: "src"}, Entity{ID: "hub"}, Entity{ID: "hub2"}, Entity{ID: "dst"})
+	rs := make([]Relation, 0, 6+4*paths+2*fan)
 	for i := range 3 {
 		c := fmt.Sprintf("c%d", i)
 		es = append(es, Entity{ID: c})
@@ -224,12 +224,12 @@ func giantHub(paths, fan int, w float64) ([]Entity, []Relation) {
 }
 
 // TestFindPathsGiantHubBounded: 4,000 partial paths end at an entity with
-// 100k relations, so growing them scans 400M relations. The budget stops
-// the scan, and a cancelled or expired context stops it within a few
-// thousand relations.
+// 10k relations (100k under KGMEM_LONG), so growing them scans 40M
+// relations, 80 times the default budget. The budget stops the scan, and a
+// cancelled or expired context stops it within a few thousand relations.
 func TestFindPathsGiantHubBounded(t *testing.T) {
 	ctx := context.Background()
-	es, rs := giantHub(4000, sized(100_000, 25_000), 0.5) // 400M relations to scan, or 100M under -short
+	es, rs := giantHub(4000, sized(100_000, 10_000), 0.5) // 400M relations to scan under KGMEM_LONG, else 40M
 	g := buildGraph(t, es, rs)
 	opts := PathOptions{MaxHops: 10}
 	var res PathResult
@@ -283,6 +283,7 @@ func (s *countStep) expand(ctx context.Context, frontier []int32, dir Direction,
 // scans, whether or not they lead to partial paths, and relations dropped
 // by the type filter count too.
 func TestFindPathsBudgetCountsScans(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	es, rs := giantHub(100, 10_000, 0.5)
 	g := buildGraph(t, es, rs)
@@ -331,6 +332,17 @@ type listNeighborhood struct {
 
 func newListNeighborhood(rs []Relation) *listNeighborhood {
 	n := &listNeighborhood{out: map[string][]Relation{}, in: map[string][]Relation{}}
+	outs, ins := map[string]int{}, map[string]int{}
+	for _, r := range rs {
+		outs[r.SourceID]++
+		ins[r.TargetID]++
+	}
+	for id, k := range outs {
+		n.out[id] = make([]Relation, 0, k)
+	}
+	for id, k := range ins {
+		n.in[id] = make([]Relation, 0, k)
+	}
 	for _, r := range rs {
 		n.out[r.SourceID] = append(n.out[r.SourceID], r)
 		n.in[r.TargetID] = append(n.in[r.TargetID], r)
@@ -382,7 +394,7 @@ func (n *listNeighborhood) Entities(_ context.Context, ids []string) ([]Entity, 
 func TestTraversePathsBounded(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	_, rs := giantHub(100, 10_000, 0.5)
+	_, rs := giantHub(100, 3_000, 0.5) // the hub's relations alone are over the budget
 	n := newListNeighborhood(rs)
 	res, err := TraversePaths(ctx, n, "src", "dst", PathOptions{MaxHops: 10}, 1000)
 	if err != nil || !res.Truncated || len(res.Paths) != 3 {
@@ -394,16 +406,17 @@ func TestTraversePathsBounded(t *testing.T) {
 		t.Fatalf("budget 1000: %d paths, truncated %v, %v; kept %d relations", len(best), truncated, err, len(st.rels))
 	}
 
-	// Cancelled after 20k of the hub's relations were reported, it keeps at
-	// most a few thousand more.
-	_, rs = giantHub(1, 100_000, 0.5)
+	// Cancelled after 10k of the hub's 40k relations were reported (20k of
+	// 100k under KGMEM_LONG), it keeps at most a few thousand more.
+	fan, cancelAfter := sized(100_000, 40_000), sized(20_000, 10_000)
+	_, rs = giantHub(1, fan, 0.5)
 	n = newListNeighborhood(rs)
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	n.cancelAfter, n.cancel = 20_000, cancel
+	n.cancelAfter, n.cancel = cancelAfter, cancel
 	st = newNeighborStep(n, nil, AsOf{})
 	_, _, err = findPaths(cctx, new(pathSearch), st, st.intern("src"), st.intern("dst"), PathOptions{MaxHops: 10}, math.MaxInt)
-	if !errors.Is(err, context.Canceled) || len(st.rels) > 20_000+2*scanCheckEvery {
+	if !errors.Is(err, context.Canceled) || len(st.rels) > cancelAfter+2*scanCheckEvery {
 		t.Fatalf("cancelled: %v, kept %d relations of %d reported", err, len(st.rels), n.reported)
 	}
 }
@@ -455,8 +468,8 @@ func (s *cancelStep) prepare(ctx context.Context, ranked []rankedNode) error {
 // star returns a hub with n leaves whose IDs are not in insertion order,
 // so that ordering the result costs real comparisons.
 func star(n int) ([]Entity, []Relation) {
-	es := []Entity{{ID: "hub"}}
-	var rs []Relation
+	es := append(make([]Entity, 0, n+1), Entity{ID: "hub"})
+	rs := make([]Relation, 0, n)
 	for i := range n {
 		id := fmt.Sprintf("y%07d", (i*7919)%n)
 		es = append(es, Entity{ID: id})
@@ -519,11 +532,10 @@ func TestGetRelatedCancelledAfterLastHop(t *testing.T) {
 		t.Errorf("cancelled while ordering, it still made %d of %d id calls and copied %d entities", after, full.ids, s.entities)
 	}
 
-	// Through the public method: a call cancelled mid-way returns ctx.Err().
-	bes, brs := star(sized(200_000, 50_000))
-	big := buildGraph(t, bes, brs)
+	// Through the public method, on the same graph: a call cancelled
+	// mid-way returns ctx.Err().
 	requireCancelledWithin(t, func(ctx context.Context) error {
-		_, err := big.GetRelated(ctx, "hub", TraverseOptions{Depth: 1})
+		_, err := g.GetRelated(ctx, "hub", TraverseOptions{Depth: 1})
 		return err
 	})
 }
@@ -570,7 +582,11 @@ func TestSortCtx(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 5))
 	ctx := context.Background()
-	for _, n := range []int{0, 1, 100, sortChunk - 1, sortChunk, sortChunk + 1, 2 * sortChunk, 3*sortChunk + 17, 8*sortChunk - 1, 100_000} {
+	sizes := []int{0, 1, 100, sortChunk - 1, sortChunk, sortChunk + 1, 2 * sortChunk, 3*sortChunk + 17, 8*sortChunk - 1}
+	if long() {
+		sizes = append(sizes, 100_000)
+	}
+	for _, n := range sizes {
 		for _, shape := range []string{"random", "sorted", "reversed", "few"} {
 			xs := make([]int, n)
 			for i := range xs {
@@ -593,7 +609,7 @@ func TestSortCtx(t *testing.T) {
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	calls := 0
-	xs := make([]int, 1_000_000)
+	xs := make([]int, sized(1_000_000, 200_000)) // 20M or 3.5M comparisons when not cancelled
 	for i := range xs {
 		xs[i] = rng.Int()
 	}
@@ -616,7 +632,7 @@ func TestFindPathsTiesMatchEnumeration(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(14, 1))
-	for round := range 150 {
+	for round := range scaled(150, 60, 30) {
 		layers, width := 3+rng.IntN(4), 2+rng.IntN(8)
 		id := func(l, i int) string { return fmt.Sprintf("n%d:%02d", l, i) }
 		es := []Entity{{ID: "src"}, {ID: "dst"}}

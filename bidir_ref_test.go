@@ -55,6 +55,7 @@ func randomMultigraph(t *testing.T, rng *rand.Rand) (kgmem.KnowledgeGraph, []str
 }
 
 func TestFindPathsMatchesExhaustiveReference(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(7, 11))
 	checked, withPaths := 0, 0
@@ -157,6 +158,7 @@ func TestFindPathsEdgeCases(t *testing.T) {
 }
 
 func TestFindPathsHubTruncates(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	g := kgmem.NewInMemoryGraph()
 	require.NoError(t, g.AddEntity(ctx, kgmem.Entity{ID: "hub"}))

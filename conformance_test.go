@@ -19,6 +19,7 @@ func TestConformance(t *testing.T) {
 // TestConformanceSmallTagLimit runs the suite with a tag limit below the
 // default, so that every tag check also exercises the cut.
 func TestConformanceSmallTagLimit(t *testing.T) {
+	t.Parallel()
 	kgmemtest.Run(t, func(t *testing.T) kgmem.KnowledgeGraph {
 		return kgmem.NewInMemoryGraph(kgmem.WithTagConstraints(kgmem.TagConstraints{MaxTagsPerEntity: 2}))
 	})
@@ -33,6 +34,7 @@ type interfaceOnly struct{ kgmem.KnowledgeGraph }
 // interface alone (the retriever's reads through GetRelated and FindPaths,
 // Ingest's writes one by one) answers as the reference does.
 func TestConformanceInterfaceOnly(t *testing.T) {
+	t.Parallel()
 	kgmemtest.Run(t, func(t *testing.T) kgmem.KnowledgeGraph {
 		return interfaceOnly{kgmem.NewInMemoryGraph()}
 	})

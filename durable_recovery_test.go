@@ -197,7 +197,7 @@ func (f *journalFixture) open(t *testing.T, journal []byte, opts ...kgmem.Durabl
 // last record's frame header, then through its payload, and opens it: the
 // last write is gone, everything before it is there, Recovery reports the
 // cut bytes, and writing goes on. Under KGMEM_LONG the payload is cut at
-// every byte too; by default at every 3rd (7th under -short) and one byte
+// every byte too; by default at every 9th (17th under -short) and one byte
 // short of the end.
 func TestTornTailAtEveryByte(t *testing.T) {
 	t.Parallel()
@@ -208,9 +208,9 @@ func TestTornTailAtEveryByte(t *testing.T) {
 			// The kinds with vectors, whose last record is long (most
 			// of it base64), have their payload cut at every 11th byte
 			// even under KGMEM_LONG.
-			step := kgmem.Scaled(1, 3, 7)
+			step := kgmem.Scaled(1, 9, 17)
 			if k.variant != "" {
-				step = kgmem.Scaled(11, 23, 41)
+				step = kgmem.Scaled(11, 61, 101)
 			}
 			next := func(cut int) int {
 				if cut < last+8 {
@@ -218,7 +218,10 @@ func TestTornTailAtEveryByte(t *testing.T) {
 				}
 				return min(cut+step, max(cut+1, len(f.journal)-1))
 			}
+			cuts := 0
+			defer func() { t.Logf("%d cuts of a %d-byte record", cuts, len(f.journal)-last) }()
 			for cut := last; cut < len(f.journal); cut = next(cut) {
+				cuts++
 				for _, strict := range []bool{false, true} {
 					var opts []kgmem.DurableOption
 					if strict {

@@ -42,9 +42,11 @@ func evalData(tb testing.TB, name string) string {
 var NeedEvaluation, EvalData = needEvaluation, evalData
 
 // long reports whether KGMEM_LONG is set: the brute-force reference
-// comparisons, the crash loop and the cost tests then run at full size
-// (CI runs them so, once, without -race); the default run checks the same
-// properties on fewer and smaller inputs, and -short on fewer still.
+// comparisons, the crash loop, the torn-tail and bit-flip loops over a
+// file's bytes and the cost tests then run at full size (CI runs them so,
+// once, without -race); the default run checks the same properties on a
+// deterministic sample of fewer and smaller inputs, and -short on fewer
+// still. CONTRIBUTING.md lists the samples.
 func long() bool { return os.Getenv("KGMEM_LONG") != "" }
 
 // scaled is n under KGMEM_LONG, def by default, and short under -short.

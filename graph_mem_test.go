@@ -111,6 +111,7 @@ func TestFindByKeywordsTrimsKeywords(t *testing.T) {
 // validation runs on several cores: the error still names the lowest bad
 // index and nothing is applied.
 func TestAddBatchLargeReportsFirstError(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	g := kgmem.NewInMemoryGraph()
 	require.NoError(t, g.AddBatch(ctx, []kgmem.Entity{{ID: "a"}, {ID: "b"}}, nil))

@@ -119,7 +119,9 @@ func TestRetrievePanickingSource(t *testing.T) {
 		return
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestRetrievePanickingSource$", "-test.v")
-	cmd.Env = append(os.Environ(), "KGMEM_PANIC_CHILD=1")
+	// Under -race the child would wait a second before exiting, for
+	// goroutines to report races; it leaves none running.
+	cmd.Env = append(os.Environ(), "KGMEM_PANIC_CHILD=1", "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "the child process failed or crashed:\n%s", out)
 	require.Contains(t, string(out), "--- PASS: TestRetrievePanickingSource")

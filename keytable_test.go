@@ -12,6 +12,7 @@ import (
 // removals and type changes, checking every invariant after each step and
 // that every relation is still found by its key.
 func TestHubKeyIndex(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	g := NewInMemoryGraph()
 	const targets = 30

@@ -318,7 +318,7 @@ func TestMemoriesIsolation(t *testing.T) {
 	var err error
 	h.ms, err = kgmem.OpenMemories(dir, opts...)
 	require.NoError(t, err)
-	rounds, workers, ops := kgmem.Scaled(6, 6, 2), 4, 50
+	rounds, workers, ops := kgmem.Scaled(12, 4, 2), 4, 50
 	for round := range rounds {
 		var wg sync.WaitGroup
 		errs := make([]error, workers)

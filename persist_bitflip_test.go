@@ -13,9 +13,16 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// flipSample is how many single-bit flips TestSnapshotBitFlips makes in
-// each snapshot: 200, or 50 under -short.
-func flipSample() int { return kgmem.Scaled(200, 200, 50) }
+// flipSample is how many single-bit flips TestSnapshotBitFlips and
+// LoadFile's half of TestStreamBitFlips make in each snapshot: 200 under
+// KGMEM_LONG, 64 by default, 32 under -short.
+func flipSample() int { return kgmem.Scaled(200, 64, 32) }
+
+// flipStride is the spacing of the bytes, past the header and before the
+// checksum line, whose bit TestStreamBitFlips flips: every byte under
+// KGMEM_LONG, every 3rd by default, every 7th under -short. The bytes on
+// either side of every newline are flipped whatever the stride.
+func flipStride() int { return kgmem.Scaled(1, 3, 7) }
 
 // flipPositions returns n byte offsets spread evenly over a file of size
 // bytes, its first and last byte included, each with the bit to flip.
@@ -57,7 +64,7 @@ func compactedFiles(t *testing.T, k durableKind) map[string][]byte {
 	return readDir(t, dir)
 }
 
-// TestSnapshotBitFlips flips one bit at a time at 200 places spread over
+// TestSnapshotBitFlips flips one bit at a time at places spread evenly over
 // the snapshot of each durable kind (its header, its entity and page
 // lines, the vectors, the checksum line) and opens the directory: every
 // Open fails with an error wrapping ErrCorrupt that names the snapshot,
@@ -109,11 +116,12 @@ func TestSnapshotBitFlips(t *testing.T) {
 
 // TestStreamBitFlips flips bits, one at a time, of the snapshots WriteTo
 // writes of a graph and of stores with and without vectors (every bit of
-// the header and the checksum line, and one bit of every other byte): every
-// ReadFrom fails with an error wrapping ErrCorrupt (and
-// ErrInvalidArgument, as every snapshot ReadFrom refuses does). At 200 of
-// the flips LoadFile fails the same way, and the graph or store and the
-// file stay as they were.
+// the header and the checksum line, and one bit of every flipStride-th
+// other byte and of the bytes around each newline): every ReadFrom fails
+// with an error wrapping ErrCorrupt (and ErrInvalidArgument, as every
+// snapshot ReadFrom refuses does). At flipSample of the flips LoadFile
+// fails the same way, and the graph or store and the file stay as they
+// were.
 func TestStreamBitFlips(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -160,10 +168,16 @@ func TestStreamBitFlips(t *testing.T) {
 			damaged := bytes.Clone(snap)
 			header := bytes.IndexByte(snap, '\n')
 			checksumLine := bytes.LastIndexByte(snap[:len(snap)-1], '\n')
+			stride := flipStride()
 			for i := range snap {
+				inBody := i > header && i <= checksumLine
+				nearNewline := snap[i] == '\n' || (i > 0 && snap[i-1] == '\n') || (i+1 < len(snap) && snap[i+1] == '\n')
+				if inBody && !nearNewline && i%stride != 0 {
+					continue
+				}
 				for bit := range 8 {
-					if bit != i%8 && i > header && i <= checksumLine {
-						continue // every bit of the header and the checksum line, one of each other byte
+					if bit != i%8 && inBody {
+						continue // every bit of the header and the checksum line, one of each other byte flipped
 					}
 					flips++
 					damaged[i] ^= 1 << bit

@@ -221,6 +221,7 @@ func snapshotBytes(t testing.TB, g *InMemoryGraph) []byte {
 }
 
 func TestSnapshotRoundTrip(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(20) {
 		g := randomGraph(t, seed, 5+int(seed)*4, 10+int(seed)*15)
 		if seed == 19 {
@@ -456,7 +457,16 @@ func raceEnabled() bool {
 	return false
 }
 
+// TestSnapshotLineTooLong: ReadFrom refuses a line longer than
+// maxLineSize soon after the limit and changes nothing. It reads 64 MiB in
+// one goroutine: seconds under the race detector, which has nothing to
+// find in it, and more than a second without it. The test runs by default
+// without -race (and in CI's long step), under -race only with
+// KGMEM_LONG, and not under -short.
 func TestSnapshotLineTooLong(t *testing.T) {
+	if testing.Short() || (raceEnabled() && !long()) {
+		t.Skip("reads a 64 MiB line: left out of -short, and of -race without KGMEM_LONG")
+	}
 	t.Parallel()
 	g := randomGraph(t, 1, 5, 5)
 	before := snapshotBytes(t, g)
@@ -467,13 +477,19 @@ func TestSnapshotLineTooLong(t *testing.T) {
 	require.ErrorContains(t, err, "snapshot line 2: line longer than the limit of")
 	require.Less(t, n, int64(maxLineSize+1<<20), "the reader stopped soon after the limit")
 	require.Equal(t, before, snapshotBytes(t, g))
+}
 
-	if raceEnabled() || testing.Short() {
-		t.Skip("encoding a 64 MiB line is slow under the race detector, and left out of -short")
+// TestSnapshotWriteLineTooLong: WriteTo refuses to write a line that
+// ReadFrom would refuse to read. Encoding 64 MiB is slow under the race
+// detector, and left out of -short.
+func TestSnapshotWriteLineTooLong(t *testing.T) {
+	if testing.Short() || raceEnabled() {
+		t.Skip("encodes a 64 MiB line: left out of -short and -race")
 	}
-	// WriteTo refuses to write what ReadFrom would refuse to read.
+	t.Parallel()
+	g := randomGraph(t, 1, 5, 5)
 	require.NoError(t, g.AddEntity(context.Background(), Entity{ID: "huge", Description: strings.Repeat("d", maxLineSize)}))
-	_, err = g.WriteTo(io.Discard)
+	_, err := g.WriteTo(io.Discard)
 	require.ErrorIs(t, err, ErrInvalidArgument)
 	require.ErrorContains(t, err, "more than the limit of")
 }
@@ -658,6 +674,7 @@ func TestStoreSnapshotCorrupt(t *testing.T) {
 // TestPlainRelationMatchesEncoder checks that the specialised writer and
 // reader of relation lines agree with encoding/json byte for byte.
 func TestPlainRelationMatchesEncoder(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 5))
 	weights := []float64{0, 1, 0.5, 1e-6, 9.99e-7, 1e-7, 5e-324, 2.2250738585072014e-308, 0.1, 1.0 / 3, 1e-21, 123e-9, 0.000001234}
 	ids := []string{"a", "e000001", "person:alice", "x y", "~!@#$%^&*()_+{}|:<>?`-=[];',./", "é", "a\"b", "a\\b", "tab\t", "\u2028", "<&>"}

@@ -195,9 +195,9 @@ func (c *errAfter) Err() error {
 // ctx.Err(), and the scratch it leaves answers the next call exactly.
 func TestRankSortCancelledKeepsScratch(t *testing.T) {
 	t.Parallel()
-	n := 2 * sortChunk
-	es := []Entity{{ID: "hub"}}
-	var rs []Relation
+	n := sized(2*sortChunk, sortChunk+100) // two chunks for each pass of the radix sort
+	es := append(make([]Entity, 0, n+1), Entity{ID: "hub"})
+	rs := make([]Relation, 0, n)
 	for i := range n {
 		id := fmt.Sprintf("y%06d", i)
 		es = append(es, Entity{ID: id})

@@ -145,6 +145,7 @@ func TestEntitiesCitedByRejectsBadIDs(t *testing.T) {
 }
 
 func TestEntityChanges(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	g := NewInMemoryGraph()
 	ids := func(es []Entity) []string {

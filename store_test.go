@@ -427,6 +427,7 @@ func TestStoreSearchLimit(t *testing.T) {
 }
 
 func TestStoreScoresOrderedAndBounded(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(7, 11))
 	s := NewInMemoryKnowledgeStore()
@@ -563,6 +564,7 @@ func TestStoreMixedLanguages(t *testing.T) {
 // along the way, that the store ranks exactly like a store built from
 // scratch with the pages it holds: same pages, same scores bit for bit.
 func TestStoreIndexExact(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(1, 2))
 	words := strings.Fields("raft paxos leader log replica 缓存 哈希 一致 性能 cache hashing node nodes ring key keys policy policies 的 the")

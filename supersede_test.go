@@ -600,6 +600,7 @@ func TestSupersessionEdges(t *testing.T) {
 // extraction each, and checks after every call that at most one city
 // holds at any instant where the timeline changes, and between.
 func TestSupersessionNeverOverlaps(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	now := day(2026, 1, 10)
 	cities := []string{"Berlin", "Lisbon", "Paris", "Rome", "Oslo"}

@@ -132,6 +132,7 @@ func walkRefAnswers(w *walker, q string) ([]walkRefAnswer, []bool) {
 // the answers and the mentions kept with those of an exhaustive
 // depth-first enumeration of every walk and every reading of its hops.
 func TestWalkSearchMatchesExhaustiveWalks(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 13))
 	ctx := context.Background()
 	for trial := range 400 {

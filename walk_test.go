@@ -248,12 +248,13 @@ func TestRetrieveVocabulary(t *testing.T) {
 }
 
 func TestRetrieveHubCostsTheBudget(t *testing.T) {
+	t.Parallel()
 	// A genre with 20,000 films: a question through it follows at most the
 	// fan-out budget of them and still answers.
 	ctx := context.Background()
 	g := kgmem.NewInMemoryGraph()
-	var es []kgmem.Entity
-	var rs []kgmem.Relation
+	es := make([]kgmem.Entity, 0, 20_002)
+	rs := make([]kgmem.Relation, 0, 20_001)
 	es = append(es, kgmem.Entity{ID: "Drama", Name: "Drama", Type: "genre"}, kgmem.Entity{ID: "Ann", Name: "Ann", Type: "person"})
 	for i := range 20_000 {
 		id := fmt.Sprintf("film-%05d", i)

@@ -249,7 +249,9 @@ func TestLockedAcrossProcesses(t *testing.T) {
 	require.NoError(t, k.set("a", "b"))
 	child := func() string {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestLockChild$", "-test.v")
-		cmd.Env = append(os.Environ(), "KGMEM_WAL_LOCK_DIR="+dir)
+		// Under -race the child would wait a second before exiting, for
+		// goroutines to report races; it leaves none running.
+		cmd.Env = append(os.Environ(), "KGMEM_WAL_LOCK_DIR="+dir, "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, "%s", out)
 		for _, line := range strings.Split(string(out), "\n") {
