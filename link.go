@@ -81,25 +81,6 @@ type keyStart struct {
 	longest int32 // units of the longest ever indexed; only a bound once keys are removed
 }
 
-// firstUnit returns the first unit of a match key: a key is its units'
-// folded forms, a space between two words, nothing around a CJK
-// character, and neither a space nor a CJK character ever falls inside a
-// word, so the key alone tells where its first unit ends.
-func firstUnit(key string) string {
-	for i, r := range key {
-		switch {
-		case r == ' ':
-			return key[:i]
-		case textrule.IsCJK(r):
-			if i == 0 {
-				return key[:utf8.RuneLen(r)]
-			}
-			return key[:i]
-		}
-	}
-	return key
-}
-
 func (x *nameIndex) add(name string, ref nameRef) {
 	if key, n, ok := textrule.LinkKey(name); ok {
 		x.addKey(key, n, ref)
@@ -129,7 +110,7 @@ func (x *nameIndex) addKey(key string, n int, ref nameRef) {
 		if x.starts == nil {
 			x.starts = make(map[string]keyStart)
 		}
-		u := firstUnit(key)
+		u := textrule.FirstUnit(key)
 		st := x.starts[u]
 		st.keys++
 		st.longest = max(st.longest, int32(n))
@@ -163,7 +144,7 @@ func (x *nameIndex) removeKey(key string, n int, ref nameRef) {
 		delete(x.one, key)
 		x.lengths[n]--
 		if n > 1 {
-			u := firstUnit(key)
+			u := textrule.FirstUnit(key)
 			if st := x.starts[u]; st.keys > 1 {
 				st.keys--
 				x.starts[u] = st

@@ -44,16 +44,3 @@ func FuzzNameIndexStarts(f *testing.F) {
 		require.Equal(t, x.match(text, units, always), got, "%q", in)
 	})
 }
-
-func TestFirstUnit(t *testing.T) {
-	for _, tt := range []struct{ key, want string }{
-		{"project apollo", "project"},
-		{"apollo", "apollo"},
-		{"张三丰", "张"},
-		{"go语言", "go"},
-		{"语言 go", "语"},
-		{"", ""},
-	} {
-		require.Equal(t, tt.want, firstUnit(tt.key), "%q", tt.key)
-	}
-}

@@ -108,8 +108,7 @@ func (r *MemoryRetriever) explicitAsOf() bool {
 
 // timeReading is readTime's answer over one graph in one Retrieve, read
 // once and shared by the steps that need it (the walk, page spreading
-// beside it and the seeded walk after it). A nil *timeReading reads anew
-// at every call.
+// beside it and the seeded walk after it).
 type timeReading struct {
 	once sync.Once
 	qt   questionTime
@@ -120,9 +119,6 @@ type timeReading struct {
 // others. When that caller's context ended while it read and ctx has not,
 // it reads again under ctx.
 func (t *timeReading) read(ctx context.Context, r *MemoryRetriever, g KnowledgeGraph, query string) (questionTime, error) {
-	if t == nil {
-		return r.readTime(ctx, g, query)
-	}
 	t.once.Do(func() { t.qt, t.err = r.readTime(ctx, g, query) })
 	if t.err != nil && ctx.Err() == nil && (errors.Is(t.err, context.Canceled) || errors.Is(t.err, context.DeadlineExceeded)) {
 		return r.readTime(ctx, g, query)

@@ -95,6 +95,25 @@ func AppendKey(dst []byte, units []Unit) []byte {
 	return dst
 }
 
+// FirstUnit returns the first unit of a match key (see AppendKey): a key
+// is its units' folded forms, a space between two words, nothing around a
+// CJK character, and neither a space nor a CJK character ever falls inside
+// a word, so the key alone tells where its first unit ends.
+func FirstUnit(key string) string {
+	for i, r := range key {
+		switch {
+		case r == ' ':
+			return key[:i]
+		case IsCJK(r):
+			if i == 0 {
+				return key[:utf8.RuneLen(r)]
+			}
+			return key[:i]
+		}
+	}
+	return key
+}
+
 // LinkKey returns the main match key under which entity linking finds a
 // name or alias, and its number of units; ok is false when the name has
 // no units or more than MaxLinkUnits. A name that is its own key is

@@ -113,3 +113,16 @@ func TestLinkSpanKeys(t *testing.T) {
 		require.Contains(t, spans, k, "%q", name)
 	}
 }
+
+func TestFirstUnit(t *testing.T) {
+	for _, tt := range []struct{ key, want string }{
+		{"project apollo", "project"},
+		{"apollo", "apollo"},
+		{"张三丰", "张"},
+		{"go语言", "go"},
+		{"语言 go", "语"},
+		{"", ""},
+	} {
+		require.Equal(t, tt.want, FirstUnit(tt.key), "%q", tt.key)
+	}
+}
