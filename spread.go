@@ -9,6 +9,7 @@ import (
 	"github.com/kgmem/kgmem/internal/textrule"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // SpreadMode says when Hybrid retrieval ranks pages by page spreading as
@@ -131,6 +132,54 @@ type spreadSeed struct {
 	weight float64
 }
 
+// spreadAcc is what page spreading credits one page with.
+type spreadAcc struct {
+	score, best float64 // the sum of the shares, the largest share
+	via         int32   // the entity that handed the largest share
+}
+
+// spreadScratch is page spreading's working space, kept in spreadPool
+// between calls and cleared, so that a Retrieve does not make its maps
+// again. A map that grew past spreadKeep entries (a page cited by a node
+// on many thousand pages) is dropped instead: a cleared map keeps its
+// size, and ranging over it costs that size.
+type spreadScratch struct {
+	act, front, next, relFlow map[int32]float64
+	slot                      map[string]int32 // a page's index in accs
+	accs                      []spreadAcc
+	order, erel               []int32
+	reached, flowed           []int32
+	edges, coBuf              []spreadSeed
+	scores                    []float64
+}
+
+// spreadKeep is the most entries a pooled spreadScratch map keeps room for.
+const spreadKeep = 4096
+
+var spreadPool = sync.Pool{New: func() any { return new(spreadScratch).reset() }}
+
+// reset empties sc's maps, making those that are missing or too large.
+func (sc *spreadScratch) reset() *spreadScratch {
+	for _, m := range []*map[int32]float64{&sc.act, &sc.front, &sc.next, &sc.relFlow} {
+		if *m == nil || len(*m) > spreadKeep {
+			*m = make(map[int32]float64, 64)
+		} else {
+			clear(*m)
+		}
+	}
+	if sc.slot == nil || len(sc.slot) > spreadKeep {
+		sc.slot = make(map[string]int32, 64)
+	} else {
+		clear(sc.slot)
+	}
+	return sc
+}
+
+// release empties sc and puts it back in spreadPool.
+func (sc *spreadScratch) release() {
+	spreadPool.Put(sc.reset())
+}
+
 // pageMass is a page's score from page spreading, and the ID of the
 // entity that handed it most.
 type pageMass struct {
@@ -153,16 +202,14 @@ func (g *InMemoryGraph) spreadPages(ctx context.Context, query string, content f
 	st := g.step(nil, asOf)
 	valid := func(rel int32) bool { return !st.timed || g.rels[rel].admits(st.at) }
 	asks := g.asksAbout(query)
-	act := make(map[int32]float64, 64) // what each entity keeps
-	front := make(map[int32]float64, len(seeds))
-	next := make(map[int32]float64)
+	sc := spreadPool.Get().(*spreadScratch)
+	defer sc.release()
+	act, front, next, relFlow := sc.act, sc.front, sc.next, sc.relFlow // act: what each entity keeps
 	for _, s := range seeds {
 		front[s.node] += s.weight
 	}
-	var order []int32
-	var coBuf, edges []spreadSeed
-	var erel []int32
-	relFlow := make(map[int32]float64)
+	order, edges, erel := sc.order[:0], sc.edges[:0], sc.erel[:0]
+	defer func() { sc.order, sc.edges, sc.erel = order, edges, erel }()
 	for step := 0; ; step++ {
 		for n, m := range front {
 			act[n] += (1 - spreadDamping) * m
@@ -218,7 +265,7 @@ func (g *InMemoryGraph) spreadPages(ctx context.Context, query string, content f
 			// pages) would hand each less than spreadMinShare: it keeps
 			// that share for its relations, and the list is never built.
 			if co := g.coCitedCount(u); co > 0 && cs/float64(co) >= spreadMinShare {
-				for _, c := range g.coCited(u, &coBuf) {
+				for _, c := range g.coCited(u, &sc.coBuf) {
 					next[c.node] += cs * c.weight
 				}
 				pass -= cs
@@ -234,15 +281,18 @@ func (g *InMemoryGraph) spreadPages(ctx context.Context, query string, content f
 			}
 		}
 		front, next = next, front
+		sc.front, sc.next = front, next
 	}
 	// Hand each entity's share to its pages, summing in a fixed order so
 	// that equal paths give equal scores.
-	reached := make([]int32, 0, len(act))
+	reached := sc.reached[:0]
+	defer func() { sc.reached = reached }()
 	for n := range act {
 		reached = append(reached, n)
 	}
 	slices.Sort(reached)
-	flowed := make([]int32, 0, len(relFlow))
+	flowed := sc.flowed[:0]
+	defer func() { sc.flowed = flowed }()
 	for r := range relFlow {
 		flowed = append(flowed, r)
 	}
@@ -258,18 +308,15 @@ func (g *InMemoryGraph) spreadPages(ctx context.Context, query string, content f
 			credits += len(m.sourceIDs)
 		}
 	}
-	type acc struct {
-		score, best float64 // the sum of the shares, the largest share
-		via         int32   // the entity that handed the largest share
-	}
-	slot := make(map[string]int, credits)
-	accs := make([]acc, 0, credits)
+	slot := sc.slot
+	accs := slices.Grow(sc.accs[:0], credits)
+	defer func() { sc.accs = accs }()
 	credit := func(page string, share float64, via int32) {
 		i, ok := slot[page]
 		if !ok {
-			i = len(accs)
+			i = int32(len(accs))
 			slot[page] = i
-			accs = append(accs, acc{best: share, via: via})
+			accs = append(accs, spreadAcc{best: share, via: via})
 		} else if a := &accs[i]; share > a.best || share == a.best && g.nodes[via].id < g.nodes[a.via].id {
 			a.best, a.via = share, via
 		}
@@ -304,11 +351,12 @@ func (g *InMemoryGraph) spreadPages(ctx context.Context, query string, content f
 	// the first limit of the whole ranking.
 	var floor float64
 	if limit > 0 && len(accs) > limit {
-		scores := make([]float64, len(accs))
+		scores := sc.scores[:0]
 		for i := range accs {
-			scores[i] = accs[i].score
+			scores = append(scores, accs[i].score)
 		}
 		slices.Sort(scores)
+		sc.scores = scores
 		floor = scores[len(scores)-limit]
 	}
 	out := make([]pageMass, 0, min(len(accs), max(limit, 0)+16))
