@@ -596,17 +596,25 @@ func TestRetrieveConcurrentCalls(t *testing.T) {
 // other and at the same time, answer each question as a fresh retriever
 // does (a call's scratch, reused by the next, leaves nothing behind).
 func TestRetrieveCallsShareNothing(t *testing.T) {
+	for _, spread := range []kgmem.SpreadMode{kgmem.SpreadOff, kgmem.SpreadOn} {
+		t.Run(spread.String(), func(t *testing.T) { testRetrieveCallsShareNothing(t, kgmem.RetrieverConfig{Spread: spread}) })
+	}
+}
+
+// testRetrieveCallsShareNothing runs TestRetrieveCallsShareNothing under
+// cfg: with page spreading on, its pooled scratch space is shared too.
+func testRetrieveCallsShareNothing(t *testing.T, cfg kgmem.RetrieverConfig) {
 	ctx := context.Background()
 	g, s := memoryFixture(t)
 	questions := []string{"who leads Apollo?", "张三负责什么项目？", "Apollo launch plan", "errgroup fan-out in Go"}
 	want := map[string]kgmem.RetrievalResult{}
 	for _, q := range questions {
-		res, err := kgmem.NewMemoryRetriever(s, kgmem.RetrieverConfig{}, kgmem.WithKnowledgeGraph(g)).Retrieve(ctx, q)
+		res, err := kgmem.NewMemoryRetriever(s, cfg, kgmem.WithKnowledgeGraph(g)).Retrieve(ctx, q)
 		require.NoError(t, err)
 		require.NotEmpty(t, res.Items, q)
 		want[q] = res
 	}
-	r := kgmem.NewMemoryRetriever(s, kgmem.RetrieverConfig{}, kgmem.WithKnowledgeGraph(g))
+	r := kgmem.NewMemoryRetriever(s, cfg, kgmem.WithKnowledgeGraph(g))
 	check := func(q string) {
 		res, err := r.Retrieve(ctx, q)
 		require.NoError(t, err)
