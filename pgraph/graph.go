@@ -526,15 +526,43 @@ func (g *Graph) LinkEntities(ctx context.Context, text string) ([]kgmem.EntityMe
 		return []kgmem.EntityMention{}, nil // as kgmem's in-memory graph answers
 	}
 	keys := slices.DeleteFunc(spans, func(k string) bool { return !storable(k) })
-	rows, err := g.pool.Query(ctx, linkQuery, g.ns, keys)
-	if err != nil {
-		return nil, fail("link entities", false, err)
-	}
-	candidates, err := collectEntities(rows)
+	var candidates []kgmem.Entity
+	err := g.readPlanned(ctx, func(rows pgx.Rows) (err error) {
+		candidates, err = collectEntities(rows)
+		return err
+	}, linkQuery, g.ns, keys)
 	if err != nil {
 		return nil, fail("link entities", false, err)
 	}
 	return kgmem.LinkWithKeywords(ctx, linkCandidates{g, candidates}, text)
+}
+
+// readPlanned runs one read query in a transaction of its own under
+// genericPlans, in one round trip (BEGIN, the setting, the query and
+// COMMIT travel in one pipelined batch), and hands its rows to read, which
+// must consume them.
+func (g *Graph) readPlanned(ctx context.Context, read func(pgx.Rows) error, sql string, args ...any) error {
+	b := &pgx.Batch{}
+	b.Queue("BEGIN READ ONLY")
+	b.Queue(genericPlans)
+	b.Queue(sql, args...)
+	b.Queue("COMMIT")
+	br := g.pool.SendBatch(ctx, b)
+	defer br.Close()
+	for range 2 {
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	if err := read(rows); err != nil {
+		return err
+	}
+	_, err = br.Exec()
+	return err
 }
 
 const linkQuery = "SELECT " + entityColumns + " FROM " + entitiesTable + " WHERE namespace = $1 AND link_keys && $2"
