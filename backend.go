@@ -92,7 +92,7 @@ func TraverseRelated(ctx context.Context, n Neighborhood, start string, opts Tra
 // relations scanned (each relation Neighbors reports, once for each
 // partial path grown from its entity), and with them the partial paths
 // built, and the pairs of partial paths joined, as WithPathBudget does for
-// InMemoryGraph; 0 or less means DefaultPathBudget. Relations Neighbors
+// InMemoryGraph; 0 or less means the default, 2¹⁹ relations. Relations Neighbors
 // reports past the budget, or after ctx is cancelled, are dropped without
 // being kept; Neighbors is not interrupted, so the time a backend spends
 // reporting them is the backend's to bound.
@@ -118,7 +118,7 @@ func TraversePaths(ctx context.Context, n Neighborhood, sourceID, targetID strin
 		return PathResult{Paths: []Path{{EntityIDs: []string{sourceID}, Score: 1}}}, nil
 	}
 	if budget <= 0 {
-		budget = DefaultPathBudget
+		budget = defaultPathBudget
 	}
 	st := newNeighborStep(n, opts.RelationTypes, opts.AsOf)
 	return searchPaths(ctx, new(pathSearch), st, st.intern(sourceID), st.intern(targetID), opts, budget)

@@ -12,7 +12,7 @@ import (
 	"github.com/kgmem/kgmem/internal/quote"
 )
 
-// DefaultPathBudget bounds the work of one FindPaths call unless
+// defaultPathBudget bounds the work of one FindPaths call unless
 // WithPathBudget says otherwise. Growing the two sides of its search, the
 // call scans at most that many relations, counting those the type filter
 // drops and counting an entity's relations once for each partial path
@@ -24,7 +24,7 @@ import (
 // time for budget n: at the default, about 0.1 s on one core and 48 MiB
 // allocated when every relation scanned builds a partial path, a few
 // milliseconds when most are dropped (BenchmarkFindPathsHub).
-const DefaultPathBudget = 1 << 19
+const defaultPathBudget = 1 << 19
 
 // maxPooledPartials is the most partial paths a graph keeps buffers for
 // between FindPaths calls (2 MiB), and maxPooledArena the most handles of
@@ -55,7 +55,7 @@ const pathSlack = 1 + 1e-9
 // WithPathBudget sets the work one FindPaths call may do: how many
 // relations it may scan, and so how many partial paths it may build, and
 // how many pairs of partial paths it may try to join (see
-// DefaultPathBudget). 0 means the default; a negative n is invalid.
+// 2¹⁹ relations; see defaultPathBudget for what a search costs). 0 means the default; a negative n is invalid.
 func WithPathBudget(n int) Option {
 	return optionFunc(func(c *graphConfig) {
 		if n < 0 {
@@ -710,7 +710,7 @@ func toPaths(st stepper, cs []candidate) []Path {
 // and ⌊MaxHops/2⌋ backward from the target, pruning partial paths that can
 // no longer reach the k-th best score. opts.MaxNodesPerHop caps how many
 // entities each side grows per hop, best partial scores first, and the graph's
-// path budget (DefaultPathBudget unless WithPathBudget) caps how many
+// path budget (2¹⁹ relations unless WithPathBudget) caps how many
 // relations a call scans, and with them the partial paths it builds, and
 // how many pairs of partial paths it joins. When either cut the search,
 // Truncated is set and the paths are exact among those explored; with
@@ -718,7 +718,7 @@ func toPaths(st stepper, cs []candidate) []Path {
 // partial paths for degree d and h hops, bounded by the budget, plus
 // sorting them; paths that tie with the k-th best cost at most about
 // MaxPaths joins per partial path, not one per path, and only the k best
-// paths are ever stored. See DefaultPathBudget for the cost of a search the budget cuts.
+// paths are ever stored. See defaultPathBudget for the cost of a search the budget cuts.
 func (g *InMemoryGraph) FindPaths(ctx context.Context, sourceID, targetID string, opts PathOptions) (PathResult, error) {
 	if err := ctx.Err(); err != nil {
 		return PathResult{}, err

@@ -172,7 +172,7 @@ func TestCranfieldRetrievalQuality(t *testing.T) {
 	c := loadCranfield(t)
 	q := c.evaluate(t)
 	t.Logf("Cranfield, defaults (k1=%.1f b=%.2f title boost=%.0f): nDCG@10 %.4f, recall@100 %.4f over %d queries",
-		DefaultBM25K1, DefaultBM25B, defaultTitleBoost, q.ndcg10, q.recall100, q.queries)
+		defaultBM25K1, defaultBM25B, defaultTitleBoost, q.ndcg10, q.recall100, q.queries)
 	require.Equal(t, 225, q.queries)
 	require.Greater(t, q.ndcg10, 0.355, "nDCG@10")
 	require.Greater(t, q.recall100, 0.73, "recall@100")

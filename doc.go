@@ -159,7 +159,7 @@
 // answer (paths, relation and entity copies) is most of its cost, so pass
 // TraverseOptions.Limit when you need the best few. FindPaths meets in the
 // middle and prunes by score; a path budget bounds the relations it scans
-// and the partial paths it builds (DefaultPathBudget). A graph holds about 225 bytes per entity and
+// and the partial paths it builds (2¹⁹ relations unless WithPathBudget). A graph holds about 225 bytes per entity and
 // 62 per relation. The benchmarks (go test -bench .) time every operation
 // on generated graphs of up to a million relations against specialised
 // baselines; the README quotes the figures.

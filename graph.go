@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/kgmem/kgmem/internal/textrule"
 )
 
 var errClosed = fmt.Errorf("kgmem: graph: %w", ErrClosed)
@@ -272,12 +274,9 @@ type TagConstraints struct {
 	MaxTagsPerEntity int
 }
 
-// DefaultMaxTagsPerEntity is the MaxTagsPerEntity used when none is set.
-const DefaultMaxTagsPerEntity = 8
-
 func (c TagConstraints) withDefaults() TagConstraints {
 	if c.MaxTagsPerEntity <= 0 {
-		c.MaxTagsPerEntity = DefaultMaxTagsPerEntity
+		c.MaxTagsPerEntity = textrule.MaxTagsPerEntity
 	}
 	return c
 }

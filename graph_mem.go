@@ -52,7 +52,7 @@ func newGraphConfig(opts []Option) graphConfig {
 		o.apply(&c)
 	}
 	if c.pathBudget == 0 {
-		c.pathBudget = DefaultPathBudget
+		c.pathBudget = defaultPathBudget
 	}
 	if c.clock == nil {
 		c.clock = time.Now
@@ -70,7 +70,7 @@ func (f optionFunc) apply(c *graphConfig) { f(c) }
 func (f optionFunc) applyDurable(c *durableConfig) { c.graph = append(c.graph, f) }
 
 // WithTagConstraints sets the limits tags are normalised with. A
-// MaxTagsPerEntity of 0 means the default, DefaultMaxTagsPerEntity; a
+// MaxTagsPerEntity of 0 means the default, 8; a
 // negative one is invalid.
 func WithTagConstraints(tc TagConstraints) Option {
 	return optionFunc(func(c *graphConfig) {

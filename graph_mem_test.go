@@ -175,6 +175,6 @@ func TestGraphInvalidOptions(t *testing.T) {
 	}
 	// 0 means the default, never "none".
 	g := kgmem.NewInMemoryGraph(kgmem.WithPathBudget(0), kgmem.WithTagConstraints(kgmem.TagConstraints{}))
-	require.Equal(t, kgmem.DefaultMaxTagsPerEntity, g.TagConstraints().MaxTagsPerEntity)
+	require.Equal(t, 8, g.TagConstraints().MaxTagsPerEntity)
 	require.NoError(t, g.AddEntity(ctx, kgmem.Entity{ID: "a"}))
 }

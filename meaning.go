@@ -16,7 +16,7 @@ import (
 
 // Linking by meaning defaults.
 const (
-	// DefaultLinkThreshold is the least cosine similarity between the
+	// defaultLinkThreshold is the least cosine similarity between the
 	// question's vector and an entity's for WithLinkEmbedder to link the
 	// entity, when its threshold is 0. It is chosen by measurement
 	// (TestMeaningParaphraseEvaluation, with the Universal Sentence Encoder
@@ -25,7 +25,7 @@ const (
 	// three paraphrases link their project and no off-topic question links
 	// anything; 0.3 links five in six but an off-topic question in eight,
 	// 0.4 only half the paraphrases. Models differ: tune it for yours.
-	DefaultLinkThreshold = 0.35
+	defaultLinkThreshold = 0.35
 	// maxMeaningLinks is how many entities linking by meaning links at
 	// most: the most similar, above the threshold.
 	maxMeaningLinks = 3
@@ -38,7 +38,7 @@ const (
 // the starts of that graph's walks, with link quality equal to the
 // similarity, so "who runs the rocket program?" reaches "Project Apollo"
 // when its description says it is one. threshold 0 means
-// DefaultLinkThreshold (0.35); it must be in [0,1]. A nil e turns it off.
+// 0.35 (chosen by measurement, see defaultLinkThreshold); it must be in [0,1]. A nil e turns it off.
 //
 // An entity's vector is the embedding of its name, aliases and description
 // (see EntityText). The retriever keeps one vector per entity per graph,

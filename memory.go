@@ -43,7 +43,7 @@ type Memory struct {
 // ErrInvalidArgument for an empty dir, a dir that is a file, or an invalid
 // option. With an embedder, Ingest embeds the page before it takes the
 // locks and journals its vector with it, and Retriever links by meaning
-// with the same embedder (WithLinkEmbedder at DefaultLinkThreshold) when a
+// with the same embedder (WithLinkEmbedder at its default threshold, 0.35) when a
 // question names no entity.
 //
 // The memory keeps its Schema (single-valued relation types and

@@ -360,7 +360,7 @@ func NewMemoryRetriever(store KnowledgeStore, cfg RetrieverConfig, opts ...Retri
 	if r.linkEmbedder != nil && len(r.graphs) > 0 {
 		r.meaning = newMeaningLinker(r.linkEmbedder, r.linkThreshold, len(r.graphs))
 		if r.meaning.threshold == 0 {
-			r.meaning.threshold = DefaultLinkThreshold
+			r.meaning.threshold = defaultLinkThreshold
 		}
 	}
 	return r

@@ -776,7 +776,7 @@ func TestMemoryRetrieverUsesTheEmbedder(t *testing.T) {
 	defer m.Close()
 	require.NotNil(t, m.Retriever().meaning)
 	require.Same(t, emb, m.Retriever().linkEmbedder)
-	require.Zero(t, m.Retriever().linkThreshold, "0 means DefaultLinkThreshold")
+	require.Zero(t, m.Retriever().linkThreshold, "0 means defaultLinkThreshold")
 
 	plain, err := OpenMemory(t.TempDir())
 	require.NoError(t, err)

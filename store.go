@@ -58,12 +58,12 @@ var _ KnowledgeStore = (*InMemoryKnowledgeStore)(nil)
 
 // Defaults of the knowledge store's ranking.
 const (
-	// DefaultBM25K1 is the BM25 term-frequency saturation k1: how quickly
+	// defaultBM25K1 is the BM25 term-frequency saturation k1: how quickly
 	// repeating a term stops adding to a page's score.
-	DefaultBM25K1 = 1.2
-	// DefaultBM25B is the BM25 length normalisation b: 0 ignores page
+	defaultBM25K1 = bm25.DefaultK1
+	// defaultBM25B is the BM25 length normalisation b: 0 ignores page
 	// length, 1 divides term frequency fully by relative length.
-	DefaultBM25B = 0.75
+	defaultBM25B = bm25.DefaultB
 	// defaultTitleBoost is how many times a title occurrence of a term
 	// counts compared with a content occurrence.
 	defaultTitleBoost = bm25.DefaultTitleBoost
@@ -109,7 +109,7 @@ func (c *storeConfig) fail(format string, args ...any) {
 }
 
 func newStoreConfig(opts []StoreOption) storeConfig {
-	c := storeConfig{k1: DefaultBM25K1, b: DefaultBM25B, titleBoost: defaultTitleBoost, denseWeight: defaultDenseWeight}
+	c := storeConfig{k1: defaultBM25K1, b: defaultBM25B, titleBoost: defaultTitleBoost, denseWeight: defaultDenseWeight}
 	for i, o := range opts {
 		if o == nil {
 			c.fail("option %d is nil", i)
@@ -120,9 +120,9 @@ func newStoreConfig(opts []StoreOption) storeConfig {
 	return c
 }
 
-// WithBM25 sets the BM25 parameters: k1 in [0,100] (default
-// DefaultBM25K1 = 1.2) and b in [0,1] (default DefaultBM25B = 0.75). A
-// value outside its range, NaN included, is invalid.
+// WithBM25 sets the BM25 parameters: k1 in [0,100] (default 1.2) and b
+// in [0,1] (default 0.75). A value outside its range, NaN included, is
+// invalid.
 func WithBM25(k1, b float64) StoreOption {
 	return storeOptionFunc(func(c *storeConfig) {
 		if !(k1 >= 0 && k1 <= maxBM25K1) { // true for NaN
@@ -335,7 +335,7 @@ func param(v, def float64) float64 {
 
 // params returns the store's ranking parameters.
 func (s *InMemoryKnowledgeStore) params() (k1, b, titleBoost float64) {
-	return param(s.k1, DefaultBM25K1), param(s.b, DefaultBM25B), param(s.titleBoost, defaultTitleBoost)
+	return param(s.k1, defaultBM25K1), param(s.b, defaultBM25B), param(s.titleBoost, defaultTitleBoost)
 }
 
 // Len returns the number of pages stored.

@@ -354,7 +354,7 @@ func TestStoreZeroValue(t *testing.T) {
 	k1, b, boost := NewInMemoryKnowledgeStore(WithBM25(0, 0), WithTitleBoost(0)).params()
 	require.Equal(t, [3]float64{0, 0, 0}, [3]float64{k1, b, boost})
 	k1, b, boost = zero.params()
-	require.Equal(t, [3]float64{DefaultBM25K1, DefaultBM25B, defaultTitleBoost}, [3]float64{k1, b, boost})
+	require.Equal(t, [3]float64{defaultBM25K1, defaultBM25B, defaultTitleBoost}, [3]float64{k1, b, boost})
 
 	// A snapshot loads into a zero store, and into a store with an
 	// explicit 0, keeping each one's ranking.

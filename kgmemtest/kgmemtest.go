@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/textrule"
 )
 
 // Run runs the KnowledgeGraph conformance suite as subtests of t. newGraph
@@ -1893,12 +1894,13 @@ func describeRelations(rels []kgmem.Relation) []string {
 // ---------------------------------------------------------------------------
 // Tags
 
-// maxTags is the graph's MaxTagsPerEntity, with 0 or less meaning the default.
+// maxTags is the graph's MaxTagsPerEntity, with 0 or less meaning the
+// default every backend shares.
 func maxTags(g kgmem.KnowledgeGraph) int {
 	if n := g.TagConstraints().MaxTagsPerEntity; n > 0 {
 		return n
 	}
-	return kgmem.DefaultMaxTagsPerEntity
+	return textrule.MaxTagsPerEntity
 }
 
 func tagChecks() []check {

@@ -33,8 +33,8 @@ func schemaAt(b *testing.B, v int) *Graph {
 			b.Error(err)
 		}
 	})
-	g := &Graph{pool: p, ns: "bench", tags: kgmem.TagConstraints{MaxTagsPerEntity: kgmem.DefaultMaxTagsPerEntity},
-		pathBudget: kgmem.DefaultPathBudget, clock: time.Now}
+	g := &Graph{pool: p, ns: "bench", tags: kgmem.TagConstraints{MaxTagsPerEntity: 8},
+		clock: time.Now}
 	for range v {
 		if _, err := g.migrateOnce(ctx); err != nil {
 			b.Fatal(err)

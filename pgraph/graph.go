@@ -62,7 +62,7 @@ func WithNamespace(ns string) Option {
 
 // WithTagConstraints sets the limits tags are normalised with, as
 // kgmem.WithTagConstraints does for the in-memory graph. A MaxTagsPerEntity
-// of 0 means kgmem.DefaultMaxTagsPerEntity; a negative one makes New fail.
+// of 0 means the default, 8, as in memory; a negative one makes New fail.
 // Every process writing a namespace should use the same constraints.
 func WithTagConstraints(tc kgmem.TagConstraints) Option {
 	return optionFunc(func(c *config) { c.tags = tc })
@@ -70,8 +70,8 @@ func WithTagConstraints(tc kgmem.TagConstraints) Option {
 
 // WithPathBudget sets the work one FindPaths call may do — relations
 // scanned, and so partial paths built, and pairs of them joined — as
-// kgmem.WithPathBudget does for the in-memory graph. 0 means
-// kgmem.DefaultPathBudget; a negative n makes New fail.
+// kgmem.WithPathBudget does for the in-memory graph. 0 means kgmem's
+// default (2¹⁹ relations); a negative n makes New fail.
 func WithPathBudget(n int) Option {
 	return optionFunc(func(c *config) { c.pathBudget = n })
 }
@@ -137,11 +137,9 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Graph, error
 			quote.Value(cfg.namespace), MaxNamespaceBytes, kgmem.ErrInvalidArgument)
 	}
 	if cfg.tags.MaxTagsPerEntity == 0 {
-		cfg.tags.MaxTagsPerEntity = kgmem.DefaultMaxTagsPerEntity
+		cfg.tags.MaxTagsPerEntity = textrule.MaxTagsPerEntity
 	}
-	if cfg.pathBudget == 0 {
-		cfg.pathBudget = kgmem.DefaultPathBudget
-	}
+	// A pathBudget of 0 stays: kgmem.TraversePaths reads it as its default.
 	if cfg.clock == nil {
 		cfg.clock = time.Now
 	}

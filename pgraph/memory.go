@@ -47,8 +47,8 @@ type Memory struct {
 // (see Vectors under Store; a namespace whose vectors are of another model
 // returns an error wrapping kgmem.ErrEmbeddingModel), Ingest embeds the
 // page before it takes any lock, and the retriever links by meaning with
-// the same embedder (kgmem.WithLinkEmbedder at
-// kgmem.DefaultLinkThreshold) when a question names no entity, as
+// the same embedder (kgmem.WithLinkEmbedder at its default threshold)
+// when a question names no entity, as
 // kgmem.OpenMemory does. The retriever is built once, with the default
 // kgmem.RetrieverConfig, over the store and the graph, as
 // kgmem.Memory.Retriever is.

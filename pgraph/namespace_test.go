@@ -95,8 +95,8 @@ func TestNewOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.Namespace() != DefaultNamespace || g.TagConstraints().MaxTagsPerEntity != kgmem.DefaultMaxTagsPerEntity || g.pathBudget != kgmem.DefaultPathBudget {
-		t.Fatalf("defaults: namespace %q, %+v, budget %d", g.Namespace(), g.TagConstraints(), g.pathBudget)
+	if g.Namespace() != DefaultNamespace || g.TagConstraints().MaxTagsPerEntity != 8 || g.pathBudget != 0 {
+		t.Fatalf("defaults: namespace %q, %+v, budget %d (want 0: kgmem's default)", g.Namespace(), g.TagConstraints(), g.pathBudget)
 	}
 	g, err = New(ctx, pool, WithTagConstraints(kgmem.TagConstraints{MaxTagsPerEntity: 3}), WithPathBudget(10))
 	if err != nil || g.TagConstraints().MaxTagsPerEntity != 3 || g.pathBudget != 10 {

@@ -23,8 +23,8 @@ import (
 // Ranking parameters of Store: kgmem's defaults, as
 // kgmem.NewInMemoryKnowledgeStore() ranks without options.
 const (
-	storeK1         = kgmem.DefaultBM25K1
-	storeB          = kgmem.DefaultBM25B
+	storeK1         = bm25.DefaultK1
+	storeB          = bm25.DefaultB
 	storeTitleBoost = bm25.DefaultTitleBoost
 	storeLimit      = 10 // kgmem's default Search limit
 )

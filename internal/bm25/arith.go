@@ -8,6 +8,12 @@ const (
 	// DefaultTitleBoost is how many times a title occurrence of a term
 	// counts compared with a content occurrence.
 	DefaultTitleBoost = 2.0
+	// DefaultK1 is the BM25 term-frequency saturation k1: how quickly
+	// repeating a term stops adding to a page's score.
+	DefaultK1 = 1.2
+	// DefaultB is the BM25 length normalisation b: 0 ignores page length,
+	// 1 divides term frequency fully by relative length.
+	DefaultB = 0.75
 	// DefaultDenseWeight is the weight w of a document's cosine similarity
 	// to the query in a fusion, before the agreement gate.
 	DefaultDenseWeight = 0.3

@@ -13,6 +13,10 @@ import (
 // may carry: kgmem.MaxTagBytes, which package kgmem checks is the same.
 const MaxTagBytes = 128
 
+// MaxTagsPerEntity is the most tags an entity keeps when its graph's
+// TagConstraints set no MaxTagsPerEntity: the default of every backend.
+const MaxTagsPerEntity = 8
+
 // NormalizeTag is the tag rule applied to one tag: trimmed of white space
 // and lower-cased. EntityCountByTag applies it to its argument.
 func NormalizeTag(t string) string { return strings.ToLower(strings.TrimSpace(t)) }
