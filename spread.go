@@ -139,10 +139,11 @@ type spreadAcc struct {
 }
 
 // spreadScratch is page spreading's working space, kept in spreadPool
-// between calls and cleared, so that a Retrieve does not make its maps
-// again. A map that grew past spreadKeep entries (a page cited by a node
-// on many thousand pages) is dropped instead: a cleared map keeps its
-// size, and ranging over it costs that size.
+// between calls and cleared, so that a Retrieve does not make its maps and
+// lists again. A map or list that grew past spreadKeep entries (a hub with
+// many thousand relations, or cited by as many pages) is dropped instead:
+// a cleared map keeps its size, ranging over it costs that size, and the
+// pool would hold the largest call's room for every later one.
 type spreadScratch struct {
 	act, front, next, relFlow map[int32]float64
 	slot                      map[string]int32 // a page's index in accs
@@ -172,7 +173,20 @@ func (sc *spreadScratch) reset() *spreadScratch {
 	} else {
 		clear(sc.slot)
 	}
+	sc.accs = keepEmpty(sc.accs)
+	sc.order, sc.erel = keepEmpty(sc.order), keepEmpty(sc.erel)
+	sc.reached, sc.flowed = keepEmpty(sc.reached), keepEmpty(sc.flowed)
+	sc.edges, sc.coBuf = keepEmpty(sc.edges), keepEmpty(sc.coBuf)
+	sc.scores = keepEmpty(sc.scores)
 	return sc
+}
+
+// keepEmpty returns s emptied, or nil when its room is past spreadKeep.
+func keepEmpty[T any](s []T) []T {
+	if cap(s) > spreadKeep {
+		return nil
+	}
+	return s[:0]
 }
 
 // release empties sc and puts it back in spreadPool.
