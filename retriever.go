@@ -547,7 +547,8 @@ func (r *MemoryRetriever) Retrieve(ctx context.Context, query string, opts ...Re
 	// question names no entity, the best text hits), and so runs beside
 	// the channels (one goroutine more than MaxConcurrency).
 	var early *earlySpread
-	if strategy == Hybrid && cfg.Spread != SpreadOff {
+	spreading := strategy == Hybrid && cfg.Spread != SpreadOff && r.spreads(cfg)
+	if spreading {
 		early = r.startSpread(ctx, cfg, query, runs, contentDone)
 		defer early.wait() // Retrieve leaves no goroutine behind
 	}
@@ -629,10 +630,10 @@ func (r *MemoryRetriever) Retrieve(ctx context.Context, query string, opts ...Re
 		}
 		res.Stats.Surfaced = n
 	}
-	spreading := false
-	if strategy == Hybrid && cfg.Spread != SpreadOff {
+	spread := false
+	if spreading {
 		n, err := r.spreadGraphs(ctx, cfg, query, runs, c, early)
-		spreading = n > 0
+		spread = n > 0
 		if err != nil {
 			if ctxErr := ctx.Err(); ctxErr != nil {
 				return RetrievalResult{}, ctxErr
@@ -640,7 +641,7 @@ func (r *MemoryRetriever) Retrieve(ctx context.Context, query string, opts ...Re
 			res.warn(err)
 		}
 	}
-	c.fuse(strategy, cfg.Fusion, spreading)
+	c.fuse(strategy, cfg.Fusion, spread)
 	items := c.best(ranked(cfg))
 	c.release()
 	n, err := r.rerank(ctx, cfg, query, items)
@@ -792,6 +793,7 @@ type questionAnswerer interface {
 	answer(ctx context.Context, query string, cfg walkConfig, types []string, keep int) ([]graphHit, int, error)
 	answerFrom(ctx context.Context, query string, cfg walkConfig, types []string, keep int, seeds []seedLink) ([]graphHit, int, error)
 	spread(ctx context.Context, query string, content func() []ScoredPage, mode SpreadMode, asOf AsOf, limit int) ([]pageMass, error)
+	spreads(mode SpreadMode) bool
 }
 
 // walkNamed searches walks from the entities the query names (see

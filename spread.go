@@ -455,6 +455,31 @@ func (g *InMemoryGraph) freeTextTypes() bool {
 	return g.relCount >= freeTextRelations && (types >= freeTextTypes || float64(types) > freeTextShare*float64(g.relCount))
 }
 
+// spreads reports whether mode runs page spreading over this graph now,
+// true as well when the graph cannot say (closed): spread then reports why.
+func (g *InMemoryGraph) spreads(mode SpreadMode) bool {
+	if mode != SpreadAuto {
+		return mode == SpreadOn
+	}
+	if err := g.rlock(); err != nil {
+		return true
+	}
+	defer g.mu.RUnlock()
+	return g.freeTextTypes()
+}
+
+// spreads reports whether a Hybrid Retrieve under cfg runs page spreading
+// over one of r's graphs: where none would, Retrieve starts no goroutine
+// for it and reads no question time for it.
+func (r *MemoryRetriever) spreads(cfg RetrieverConfig) bool {
+	for _, ng := range r.graphs {
+		if qa, ok := ng.g.(questionAnswerer); ok && qa.spreads(cfg.Spread) {
+			return true
+		}
+	}
+	return false
+}
+
 // spread runs page spreading under the graph's read lock, when mode asks
 // for it over this graph (see questionAnswerer).
 func (g *InMemoryGraph) spread(ctx context.Context, query string, content func() []ScoredPage, mode SpreadMode, asOf AsOf, limit int) ([]pageMass, error) {
