@@ -206,73 +206,20 @@
 //
 // # Snapshots and journals
 //
-// A snapshot is written in the format described under Snapshots, with the
-// seq of the last journal record it holds in its header; a memory's is the
-// graph snapshot followed by the page snapshot, both with the same seq and
-// both declaring the checksum, and one checksum line after the last page
-// covers the whole file (see Checksums). A memory with a schema (see
-// Memory.SetSchema) writes it in its graph header,
-// "schema":{"single_valued":[...],"vocabulary":{...}}, before "checksum",
-// and a durable graph with single-valued types (see
-// DurableGraph.SetSingleValued) writes "schema":{"single_valued":[...]};
-// without one the header is as before. ReadFrom refuses a header with a
-// schema, and OpenGraph one with a vocabulary, with an error wrapping
-// ErrInvalidArgument. Open verifies it while it loads
-// the snapshot, into a state of its own that it discards on failure: a
-// snapshot damaged anywhere (header, entities, relations, pages, vectors,
-// the checksum line) or cut short fails Open with an error wrapping
+// A durable graph, store or memory keeps a snapshot and a write-ahead
+// journal. A snapshot is JSON Lines text: a header, one line per entity,
+// relation or page, ordered so that equal contents give byte-identical
+// files, and a checksum line (CRC-32C) that Open checks before anything
+// changes: a snapshot damaged anywhere fails Open with an error wrapping
 // [ErrCorrupt] that names the file, and no file is renamed, cut or
-// rewritten. Snapshots written before checksums are read as before, and
-// keep their format until the next compaction rewrites them.
-// The journal is a sequence of frames:
-//
-//	[4 bytes: payload length L, little-endian uint32]
-//	[4 bytes: CRC-32C (Castagnoli) of the payload, little-endian uint32]
-//	[L bytes: payload, one JSON object]
-//
-// L is at most 64 MiB; a write whose record would be larger (an AddBatch
-// of some hundreds of thousands of relations) is refused with
-// ErrInvalidArgument. The first frame is the header
-//
-//	{"format":"kgmem-journal","version":2,"kind":"graph","base":S}
-//
-// where kind is "graph", "pages" or "memory" and base is the seq of the
-// snapshot the journal continues. Every other frame is one write, applied
-// in order:
-//
-//	{"seq":7,"op":"add_entity","entities":[{...Entity...}]}
-//	{"seq":8,"op":"add_relation","relations":[{...Relation...}]}
-//	{"seq":9,"op":"remove_entity","id":"person:alice"}
-//	{"seq":10,"op":"remove_relation","key":{"source_id":"a","target_id":"b","type":"knows"}}
-//	{"seq":11,"op":"set_tags","id":"a","tags":["x","y"]}
-//	{"seq":12,"op":"add_batch","entities":[...],"relations":[...]}
-//	{"seq":13,"op":"remove_source","id":"page-42"}
-//	{"seq":14,"op":"put_page","page":{...KnowledgePage...}}
-//	{"seq":15,"op":"delete_page","id":"page-42"}
-//	{"seq":16,"op":"ingest","page":{...},"entities":[...],"relations":[...]}
-//	{"seq":17,"op":"set_schema","schema":{"single_valued":["lives_in"],"vocabulary":{...}}}
-//
-// set_schema (a memory's, see Memory.SetSchema, or a durable graph's,
-// see DurableGraph.SetSingleValued, whose schema holds single_valued
-// only) holds the whole schema that replaces the one before it; a journal
-// without one keeps the schema of its snapshot, and files that hold none
-// have the empty schema.
-//
-// With an embedder, put_page and ingest records also carry the page's
-// vector and the model that made it, "model":"m","vector":"<base64>" (see
-// Snapshots), so that Open replays them without calling the embedder; a
-// record whose vector is missing, or of another model or length than the
-// store's embedder, fails Open with an error wrapping ErrCorrupt and
-// ErrEmbeddingModel.
-//
-// Entities carry their tags normalised and relations their stored weight
-// and valid time (valid_from, valid_to, when set: UTC, to the
-// microsecond). A journal that holds a valid time keeps version 2: the
-// fields are optional, every record older kgmem wrote reads unchanged, and
-// older kgmem refuses a record with them as an unknown field rather than
-// dropping them. seq numbers the writes over the memory's whole life. Version 1 graph
-// journals and snapshots (written by kgmem's Open before OpenGraph) are
-// read, and rewritten in version 2 the first time they are opened.
+// rewritten. The journal is a sequence of checksummed frames, one JSON
+// record per write (a Memory's Ingest is one record); a write whose
+// record would pass 64 MiB is refused with [ErrInvalidArgument]. With an
+// embedder, records and snapshots carry each page's vector and the model
+// that made it, so that Open calls no embedder. Every format kgmem wrote
+// before is read. The formats, field by field, are in docs/FORMAT.md of
+// the repository
+// (https://github.com/kgmem/kgmem/blob/main/docs/FORMAT.md).
 //
 // # Recovery
 //
@@ -333,93 +280,17 @@
 // [InMemoryGraph.WriteTo] and [InMemoryGraph.ReadFrom] turn a graph into a
 // byte stream and back, and [InMemoryKnowledgeStore] has the same two
 // methods; [SaveFile] and [LoadFile] write and read either as a file,
-// atomically. A graph snapshot is JSON Lines text in UTF-8: one JSON object
-// per line, each line ended by '\n'. The first line is the header:
-//
-//	{"format":"kgmem-graph","version":2,"seq":S,"entities":N,"relations":M,"checksum":"crc32c"}
-//
-// format is always "kgmem-graph"; kgmem reads versions 1, 2 and 3 (the
-// lines are the same; version 1 came before durable page stores, and
-// version 3 is the one whose relations may carry valid_from and valid_to,
-// RFC 3339 times in UTC). It writes version 3 when a relation has a valid
-// time and version 2 otherwise, so a graph that uses no valid time is
-// written in the lines of version 2 (older readers: see Checksums).
-// seq is present only in the snapshot of a durable graph or memory (see
-// Durable memory): the sequence number of the last journal record the
-// snapshot holds. entities and relations count the lines that follow: N
-// lines, one [Entity] each in its JSON form (the struct tags of Entity),
-// ordered by ID, then M lines, one [Relation] each, ordered by key
-// (source_id, target_id, type); after them comes the checksum line that
-// the header's "checksum" member declares (see Checksums). Empty fields
-// are left out, map keys are sorted, and floats are written in the
-// shortest form that reads back to the same value, so two equal graphs
-// always give byte-identical snapshots, whatever order they were built in.
-//
-// A line may be at most 64 MiB long, its newline excluded; WriteTo refuses
-// to write a longer one, so every snapshot it writes can be read back, and
-// a reader never holds more than one such line of a hostile input in
-// memory at a time.
-//
-// Reading checks every rule a write checks ([InMemoryGraph.AddEntity],
-// [InMemoryGraph.AddRelation]) and more: the header's format, version and
-// counts; valid UTF-8; no unknown field; no duplicate entity ID or relation
-// key; every relation's endpoints among the snapshot's entities; no entity
-// with more distinct tags than MaxTagsPerEntity (reading never drops data
-// silently); the checksum line, when the header declares one, and no
-// bytes after the last line. Tags are normalised as AddEntity
-// normalises them. A reader either replaces the contents entirely or,
-// on an error that names the line, changes nothing.
-//
-// A knowledge store snapshot has the same shape with the header
-//
-//	{"format":"kgmem-pages","version":2,"seq":S,"pages":N,"checksum":"crc32c"}
-//
-// followed by N lines, one [KnowledgePage] each, ordered by ID, and the
-// checksum line. A store with an embedder (WithEmbedder) writes version 3
-// instead: the header names the model,
-//
-//	{"format":"kgmem-pages","version":3,"seq":S,"pages":N,"model":{"name":"m","dimensions":384},"checksum":"crc32c"}
-//
-// and each page's line adds "vector": the base64 (standard, padded) of its
-// unit vector's float32 values, little-endian, bit for bit. Versions 1 and
-// 2 are read as before. Reading vectors into a store without an embedder
-// or with another model (name or dimensions), or pages without vectors
-// into a store with one, fails with an error wrapping ErrEmbeddingModel; an
-// empty snapshot reads into any store.
-//
-// # Checksums
-//
-// Every header kgmem writes ends with "checksum":"crc32c", and the snapshot
-// ends with one more line after the last one its header announces, its
-// checksum line:
-//
-//	{"crc32c":"1a2b3c4d","bytes":1234}
-//
-// bytes is the number of bytes before the checksum line (the header
-// included), and crc32c the CRC-32C (Castagnoli, as in the journal's
-// frames) of those bytes, as 8 lowercase hexadecimal digits. Nothing
-// follows it. The checksum line is written exactly so: a reader compares
-// it byte for byte with the line it expects. A reader hashes the bytes as
-// it parses them and checks the checksum line at the end, before anything
-// changes, so a damaged snapshot (a flipped bit anywhere, the checksum
-// line included, or a snapshot cut short) fails with an error wrapping
-// [ErrCorrupt] and ErrInvalidArgument that names the checksum line and its
-// offset. When a line of a snapshot that declares a checksum
-// (or whose header cannot be read) fails to parse or to validate, the
-// reader reads the input to its end and checks the checksum: if it fails,
-// the error wraps ErrCorrupt and says both what the line broke and where
-// the checksum fails; if it matches, the snapshot is as it was written,
-// and the error is the line's own (such as ErrEmbeddingModel for vectors
-// of another model). CRC-32C detects every error of up to 32 bits in a
-// row, so every flipped bit, and misses a random change with probability
-// 2^-32.
-//
-// Snapshots without "checksum" in their header (those kgmem wrote before
-// checksums) are read as before: nothing may follow their last announced
-// line. kgmem before checksums refuses a snapshot with one, naming the
-// header's unknown field "checksum"; a graph or store written by this
-// kgmem can be read by an older one only after its header's checksum
-// member and its checksum line are removed.
+// atomically, in the format of a durable snapshot (see Snapshots and
+// journals). Reading checks every rule a write checks
+// ([InMemoryGraph.AddEntity], [InMemoryGraph.AddRelation]) and more — the
+// header, valid UTF-8, no unknown field, no duplicate, every relation's
+// endpoints present, no entity with more tags than MaxTagsPerEntity, the
+// checksum — and either replaces the contents entirely or, on an error
+// that names the line, changes nothing. A line may be at most 64 MiB
+// long: WriteTo refuses to write a longer one, so every snapshot it
+// writes can be read back. Reading vectors into a store without an
+// embedder or with another model fails with an error wrapping
+// [ErrEmbeddingModel].
 //
 // # Valid time
 //
