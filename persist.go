@@ -380,10 +380,10 @@ func (lw *lineWriter) finish() (int64, error) {
 	return lw.n, nil
 }
 
-// WriteTo writes a snapshot of the graph to w in the format described
-// under Snapshots in the package documentation: a header line, then every
-// entity ordered by ID, then every relation ordered by key, then the
-// checksum line of all those bytes (see Checksums). Equal graphs give
+// WriteTo writes a snapshot of the graph to w in the format docs/FORMAT.md
+// specifies (Snapshots): a header line, then every entity ordered by ID,
+// then every relation ordered by key, then the checksum line of all those
+// bytes (Checksums there). Equal graphs give
 // byte-identical snapshots. It returns the number of bytes written.
 //
 // The contents are copied under the read lock, which is released before
@@ -410,7 +410,7 @@ func (g *InMemoryGraph) WriteTo(w io.Writer) (int64, error) {
 // reading r to its end, and returns the number of bytes read.
 //
 // The snapshot is validated completely (see Snapshots in the package
-// documentation) and built into a new graph with the same TagConstraints
+// documentation and in docs/FORMAT.md) and built into a new graph with the same TagConstraints
 // before anything changes; only then are the contents swapped in, under
 // the write lock. On any error the graph is left exactly as it was. An
 // invalid snapshot returns an error wrapping ErrInvalidArgument that names
@@ -419,8 +419,8 @@ func (g *InMemoryGraph) WriteTo(w io.Writer) (int64, error) {
 // checksum line or ends without it, returns an error wrapping ErrCorrupt
 // as well as ErrInvalidArgument; to tell damage from a snapshot that is
 // invalid as written, ReadFrom reads on to the end of r after an invalid
-// line of a snapshot that declares a checksum (see Checksums in the package
-// documentation). Snapshots without a checksum, which kgmem wrote before
+// line of a snapshot that declares a checksum (see Checksums in
+// docs/FORMAT.md). Snapshots without a checksum, which kgmem wrote before
 // it had them, are read as before.
 //
 // On a DurableGraph the new contents are also written as its snapshot, and

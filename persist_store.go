@@ -66,8 +66,8 @@ func (d *pagesData) writeLines(lw *lineWriter) {
 // WriteTo writes a snapshot of the store to w: the header line
 // {"format":"kgmem-pages","version":2,"pages":N,"checksum":"crc32c"}, then
 // one [KnowledgePage] per line in its JSON form, ordered by ID, then the
-// checksum line of all those bytes (see Snapshots and Checksums in the
-// package documentation). A store with an embedder writes version 3, whose
+// checksum line of all those bytes (see Snapshots and Checksums in
+// docs/FORMAT.md). A store with an embedder writes version 3, whose
 // header names the model and whose lines carry each page's vector. Equal
 // stores give byte-identical snapshots. The pages are copied under the
 // read lock, which is released before anything is written. It returns the
