@@ -216,14 +216,19 @@ func (g *InMemoryGraph) spreadPages(ctx context.Context, query string, content f
 	st := g.step(nil, asOf)
 	valid := func(rel int32) bool { return !st.timed || g.rels[rel].admits(st.at) }
 	asks := g.asksAbout(query)
+	// The working space comes from the pool, empty, and goes back with
+	// what the lists grew to.
 	sc := spreadPool.Get().(*spreadScratch)
-	defer sc.release()
-	act, front, next, relFlow := sc.act, sc.front, sc.next, sc.relFlow // act: what each entity keeps
+	act, front, next, relFlow, slot := sc.act, sc.front, sc.next, sc.relFlow, sc.slot // act: what each entity keeps
+	order, edges, erel, reached, flowed, accs := sc.order, sc.edges, sc.erel, sc.reached, sc.flowed, sc.accs
+	defer func() {
+		sc.front, sc.next = front, next
+		sc.order, sc.edges, sc.erel, sc.reached, sc.flowed, sc.accs = order, edges, erel, reached, flowed, accs
+		sc.release()
+	}()
 	for _, s := range seeds {
 		front[s.node] += s.weight
 	}
-	order, edges, erel := sc.order[:0], sc.edges[:0], sc.erel[:0]
-	defer func() { sc.order, sc.edges, sc.erel = order, edges, erel }()
 	for step := 0; ; step++ {
 		for n, m := range front {
 			act[n] += (1 - spreadDamping) * m
@@ -295,18 +300,13 @@ func (g *InMemoryGraph) spreadPages(ctx context.Context, query string, content f
 			}
 		}
 		front, next = next, front
-		sc.front, sc.next = front, next
 	}
 	// Hand each entity's share to its pages, summing in a fixed order so
 	// that equal paths give equal scores.
-	reached := sc.reached[:0]
-	defer func() { sc.reached = reached }()
 	for n := range act {
 		reached = append(reached, n)
 	}
 	slices.Sort(reached)
-	flowed := sc.flowed[:0]
-	defer func() { sc.flowed = flowed }()
 	for r := range relFlow {
 		flowed = append(flowed, r)
 	}
@@ -322,9 +322,7 @@ func (g *InMemoryGraph) spreadPages(ctx context.Context, query string, content f
 			credits += len(m.sourceIDs)
 		}
 	}
-	slot := sc.slot
-	accs := slices.Grow(sc.accs[:0], credits)
-	defer func() { sc.accs = accs }()
+	accs = slices.Grow(accs, credits)
 	credit := func(page string, share float64, via int32) {
 		i, ok := slot[page]
 		if !ok {
@@ -365,7 +363,7 @@ func (g *InMemoryGraph) spreadPages(ctx context.Context, query string, content f
 	// the first limit of the whole ranking.
 	var floor float64
 	if limit > 0 && len(accs) > limit {
-		scores := sc.scores[:0]
+		scores := sc.scores
 		for i := range accs {
 			scores = append(scores, accs[i].score)
 		}

@@ -541,16 +541,13 @@ func (g *Graph) LinkEntities(ctx context.Context, text string) ([]kgmem.EntityMe
 // must consume them.
 func (g *Graph) readPlanned(ctx context.Context, read func(pgx.Rows) error, sql string, args ...any) error {
 	b := &pgx.Batch{}
-	b.Queue("BEGIN READ ONLY")
-	b.Queue(genericPlans)
+	queueRead(b, "BEGIN READ ONLY")
 	b.Queue(sql, args...)
 	b.Queue("COMMIT")
 	br := g.pool.SendBatch(ctx, b)
 	defer br.Close()
-	for range 2 {
-		if _, err := br.Exec(); err != nil {
-			return err
-		}
+	if err := beginRead(br); err != nil {
+		return err
 	}
 	rows, err := br.Query()
 	if err != nil {

@@ -45,6 +45,23 @@ const beginSnapshot = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"
 // transaction: the connection, which the caller's pool owns, keeps its own.
 const genericPlans = "SET LOCAL plan_cache_mode = force_generic_plan"
 
+// queueRead queues on b the start of a read transaction: begin, then
+// genericPlans. beginRead reads their results back.
+func queueRead(b *pgx.Batch, begin string) {
+	b.Queue(begin)
+	b.Queue(genericPlans)
+}
+
+// beginRead reads the results of what queueRead queued, the first of br's.
+func beginRead(br pgx.BatchResults) error {
+	for range 2 {
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // query runs sql in the traversal's transaction, beginning it first when
 // this is the traversal's first query: BEGIN and the query travel in one
 // pipelined batch.
@@ -58,15 +75,12 @@ func (n *neighborhood) query(ctx context.Context, sql string, args ...any) (pgx.
 	}
 	n.conn = conn
 	b := &pgx.Batch{}
-	b.Queue(beginSnapshot)
-	b.Queue(genericPlans)
+	queueRead(b, beginSnapshot)
 	b.Queue(sql, args...)
 	br := conn.SendBatch(ctx, b)
-	for range 2 {
-		if _, err := br.Exec(); err != nil {
-			br.Close()
-			return nil, err
-		}
+	if err := beginRead(br); err != nil {
+		br.Close()
+		return nil, err
 	}
 	rows, err := br.Query()
 	if err != nil {

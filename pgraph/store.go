@@ -610,18 +610,15 @@ func (s *Store) search(ctx context.Context, tx searchConn, terms []string, qv []
 	var n, titleTerms, contentTerms, written int64
 	var m nsModel
 	batch := &pgx.Batch{}
-	batch.Queue("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-	batch.Queue(genericPlans)
+	queueRead(batch, beginSnapshot)
 	batch.Queue("SELECT pages, title_terms, content_terms, written, model, dims FROM "+pageStatsTable+" WHERE namespace = $1", s.g.ns)
 	batch.Queue("SELECT term, df, written FROM "+termDFsTable+" WHERE namespace = $1 AND term = ANY($2::text[])", s.g.ns, terms)
 	skipped := s.terms.kept(terms)
 	batch.Queue(prefetchPostings, s.g.ns, nonNil(slices.DeleteFunc(slices.Clone(terms), func(t string) bool { return slices.Contains(skipped, t) })))
 	br := tx.SendBatch(ctx, batch)
-	for range 2 {
-		if _, err := br.Exec(); err != nil {
-			br.Close()
-			return nil, err
-		}
+	if err := beginRead(br); err != nil {
+		br.Close()
+		return nil, err
 	}
 	err := br.QueryRow().Scan(&n, &titleTerms, &contentTerms, &written, &m.name, &m.dims)
 	if err == pgx.ErrNoRows || err == nil && n == 0 {
