@@ -112,11 +112,12 @@ func qaLoad(t testing.TB, s *qaset.Set) *kgmem.InMemoryGraph {
 // graph channel learned to follow the relations a question names (the
 // three-hop floors of movies and the two- and three-hop floors of geo when
 // it learned to read the main verb of a do-support question as the last
-// hop). The
+// hop, and the movies floors when relative clauses stopped naming the
+// answer's type). The
 // sets' wording was written independently of kgmem's lexicon, and their
 // vocabularies cover only about two thirds of it.
 var qaFloors = map[string]map[bool][4]float64{
-	"movies": {false: {0, 90, 82, 75}, true: {0, 91, 83, 75}},
+	"movies": {false: {0, 92, 86, 80}, true: {0, 93, 88, 81}},
 	"org":    {false: {0, 76, 56, 41}, true: {0, 80, 63, 55}},
 	"geo":    {false: {0, 80, 60, 55}, true: {0, 82, 62, 56}},
 }
@@ -140,7 +141,7 @@ const qaHeldOutSeed = 2027
 // qaHeldOutFloors are the least hits@1 (percent) on the held-out variants,
 // set a little under the figures measured when they were first generated.
 var qaHeldOutFloors = map[string]map[bool][4]float64{
-	"movies": {false: {0, 91, 82, 71}, true: {0, 92, 85, 72}},
+	"movies": {false: {0, 92, 83, 75}, true: {0, 93, 86, 77}},
 	"org":    {false: {0, 86, 62, 50}, true: {0, 88, 70, 62}},
 	"geo":    {false: {0, 81, 58, 54}, true: {0, 84, 60, 58}},
 }

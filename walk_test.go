@@ -142,6 +142,54 @@ func TestRetrieveRelativeClauseOrder(t *testing.T) {
 	require.Equal(t, "English", got, why)
 }
 
+func TestRetrieveRelativeClauseIsNotTheAnswerType(t *testing.T) {
+	// The "who" of a relative clause ("the films produced by the people who
+	// starred in X") and the subject after "what do" ("what do people
+	// speak") name no answer type: each question's three-hop answer must
+	// rank above a person that a walk of as many named hops reaches
+	// (Delta —follows→ Zeta —producer→ Carl; Gamma —producer→ Dana).
+	g := answerGraph(t, map[string]string{
+		"Alpha": "movie", "Beta": "movie", "Gamma": "movie", "Delta": "movie", "Epsilon": "movie", "Zeta": "movie",
+		"Dana": "person", "Carl": "person", "French": "language",
+	},
+		[3]string{"Alpha", "producer", "Dana"},
+		[3]string{"Beta", "writer", "Carl"},
+		[3]string{"Beta", "producer", "Dana"},
+		[3]string{"Carl", "directed", "Gamma"},
+		[3]string{"Gamma", "original_language", "French"},
+		[3]string{"Delta", "acted_in", "Dana"},
+		[3]string{"Epsilon", "producer", "Dana"},
+		[3]string{"Epsilon", "follows", "Alpha"},
+		[3]string{"Delta", "follows", "Zeta"},
+		[3]string{"Zeta", "producer", "Carl"},
+		[3]string{"Gamma", "producer", "Dana"},
+	)
+	r := graphOnlyRetriever(g, kgmem.RetrieverConfig{})
+	got, why := firstAnswer(t, r, "What do people speak in the films directed by the people who penned Beta?")
+	require.Equal(t, "French", got, why)
+	got, why = firstAnswer(t, r, "What is the prequel to the films produced by the people who starred in Delta?")
+	require.Equal(t, "Alpha", got, why)
+}
+
+func TestRetrieveAttributeQuestions(t *testing.T) {
+	// "how good" and "how old" ask for a film's rating and release year.
+	g := answerGraph(t, map[string]string{
+		"Alpha": "movie", "Beta": "movie", "7.3": "rating", "1999": "year",
+	},
+		[3]string{"Beta", "follows", "Alpha"},
+		[3]string{"Beta", "rated", "7.3"},
+		[3]string{"Beta", "released", "1999"},
+	)
+	r := graphOnlyRetriever(g, kgmem.RetrieverConfig{})
+	for question, want := range map[string]string{
+		"How good is the follow-up to Alpha?": "7.3",
+		"How old is the follow-up to Alpha?":  "1999",
+	} {
+		got, why := firstAnswer(t, r, question)
+		require.Equal(t, want, got, "%s: %s", question, why)
+	}
+}
+
 func TestRetrieveAnswerTypeNamesAnUnnamedHop(t *testing.T) {
 	// "what team is Ann in" names no relation: the type decides.
 	g := answerGraph(t, map[string]string{"Ann": "person", "Payments": "team", "Apollo": "project", "Berlin": "city"},

@@ -459,6 +459,9 @@ func (q *Analysis) findCues(entity []bool) {
 		head := false
 		switch u.fold {
 		case "who", "whom", "whose", "when", "where":
+			if q.relativeAt(i) {
+				continue
+			}
 			for _, sn := range lexicon.sensesOf(u.stem) {
 				if concepts[sn.concept].Cue {
 					c := q.cueAt(i, i, []int{sn.concept})
@@ -477,7 +480,7 @@ func (q *Analysis) findCues(entity []bool) {
 		}
 		for j := i + 1; j < len(q.Units); j++ {
 			v := q.Units[j]
-			if entity[j] || !v.word {
+			if entity[j] || !v.word || auxWords[v.fold] {
 				break
 			}
 			if headSkip[v.fold] {
@@ -540,6 +543,40 @@ func (q *Analysis) findCues(entity []bool) {
 		}
 		q.Cues = append(q.Cues, q.cueAt(j, last, q.conceptsAt(j)))
 	}
+}
+
+// relativeAt reports whether the wh-word at unit i opens a relative
+// clause rather than asking ("the films by the people who penned X": the
+// answer is films): the word before it is a noun, read as a content word
+// with a determiner or a possessive at most three words before it.
+func (q *Analysis) relativeAt(i int) bool {
+	p := i - 1
+	for p >= 0 && !q.Units[p].word {
+		p--
+	}
+	if p < 0 || q.Units[p].stop || politeWords[q.Units[p].fold] || askingNouns[q.Units[p].fold] {
+		return false
+	}
+	for k, n := p-1, 0; k >= 0 && n < 3; k-- {
+		if !q.Units[k].word {
+			continue
+		}
+		if nounOpeners[q.Units[k].fold] {
+			return true
+		}
+		n++
+	}
+	return false
+}
+
+// askingNouns are the nouns after which a wh-word asks all the same: "any
+// idea who directed X".
+var askingNouns = map[string]bool{"idea": true, "clue": true, "guess": true}
+
+// nounOpeners open a noun phrase; "s" is the possessive's unit.
+var nounOpeners = map[string]bool{
+	"the": true, "a": true, "an": true, "those": true, "these": true, "this": true, "that": true,
+	"any": true, "every": true, "each": true, "all": true, "some": true, "s": true,
 }
 
 // whWords are the question words whose lexicon concept is the answer's

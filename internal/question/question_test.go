@@ -68,6 +68,19 @@ func TestQuestionCues(t *testing.T) {
 		// A verb sharing a stem with a role noun is no cue: "directed" is
 		// not "director".
 		{"Give me the films directed by Ann", []string{"film"}},
+		// After which/what, an auxiliary puts the subject next: "people"
+		// speaks, it is not what is asked for.
+		{"what do people speak in the films made by Ann", nil},
+		{"what have the actors of Alien written", nil},
+		// A wh-word after a noun opens a relative clause; after a word
+		// that frames a question, or at the start, it asks.
+		{"what are the films by the people who penned Alien", []string{"film"}},
+		{"the films of the city where Ann was born", nil},
+		{"the director's partner who lives in Rome", nil},
+		{"Any idea who directed Alien", []string{"who"}},
+		{"tell me who penned Alien", []string{"who"}},
+		{"I was wondering who composed the music for Alien", []string{"who"}},
+		{"Alien was directed by whom", []string{"whom"}},
 	}
 	for _, tt := range tests {
 		require.Equal(t, tt.want, cueStems(tt.text), tt.text)
