@@ -139,17 +139,26 @@
 // # Persistence
 //
 // [OpenMemory] returns a [Memory] that lives in a directory: a graph, its
-// pages and a retriever over both. Every write is appended to a
-// CRC-framed journal (and, by default, fsynced) before it returns,
+// pages and a retriever over both; [OpenGraph] and [OpenStore] do the same
+// for a graph or a page store alone. Each takes its directory for its own
+// (a second Open fails with [ErrLocked]) and appends every write to a
+// checksummed write-ahead journal before the write returns, syncing it
+// under the default [SyncAlways], so a crash loses no acknowledged write;
 // [Memory.Ingest] writes a page and what was extracted from it as one
-// record, Compact folds the journal into a snapshot, which ends with a
-// CRC-32C of its bytes that reading verifies, and a crash at any point
-// loses no acknowledged write. [OpenGraph] and [OpenStore] do the
-// same for a graph or a page store alone. Snapshots alone are
-// [InMemoryGraph.WriteTo] and [InMemoryGraph.ReadFrom], for graphs and for
-// [InMemoryKnowledgeStore], and [SaveFile] and [LoadFile] for files. The
-// formats and the crash cases are described below, under Durable memory,
-// Snapshots and Checksums.
+// record. Compact folds the journal into a snapshot. Open replays the
+// journal onto the last snapshot: it cuts off a final record a crash tore,
+// moves a damaged final record aside (or, with [WithStrictRecovery],
+// refuses to open) and reports either, and fails with an error wrapping
+// [ErrCorrupt], changing nothing on disk, rather than open with less than
+// the files hold. A write whose record cannot be appended or synced is not
+// applied and fails with [ErrJournal], and so does every later write until
+// Compact or a reopen. [InMemoryGraph.WriteTo] and [InMemoryGraph.ReadFrom]
+// (and [InMemoryKnowledgeStore]'s) are snapshots alone, [SaveFile] and
+// [LoadFile] their files; reading checks every rule a write checks and
+// replaces the contents entirely or not at all. docs/DURABILITY.md in the
+// repository (https://github.com/kgmem/kgmem/blob/main/docs/DURABILITY.md)
+// gives the files, recovery, sync policies and failures in full, and
+// docs/FORMAT.md the formats.
 //
 // # Performance
 //
@@ -179,118 +188,6 @@
 // and the retriever, through more calls. Package
 // kgmem/kgmemtest checks it against the contract, and the module
 // github.com/kgmem/kgmem/pgraph is such a backend on PostgreSQL.
-//
-// # Durable memory
-//
-// [OpenMemory] opens a memory that survives restarts and crashes: a graph,
-// a page store and a retriever over both, kept in a directory. [OpenGraph]
-// and [OpenStore] open a graph or a page store alone the same way. Each
-// takes the directory for its own and locks it; each write appends a record
-// to a write-ahead journal before it returns (and syncs it, under the
-// default SyncAlways); Open loads the last snapshot and replays the
-// journal; Compact (run automatically once the journal outgrows
-// WithCompactThreshold) folds the journal into a new snapshot; Close
-// releases the files. Files in the directory:
-//
-//	memory.snapshot, memory.journal    OpenMemory's
-//	graph.snapshot, graph.journal      OpenGraph's
-//	pages.snapshot, pages.journal      OpenStore's
-//	*.tmp-*                            being written by a compaction; deleted by Open
-//	*.journal.damaged-<offset>         a damaged final record Open kept (see Recovery)
-//
-// The lock is an flock(2) on the directory itself, so deleting a file in it
-// cannot lift it: a second Open of the directory, in this process or
-// another, fails with an error wrapping [ErrLocked] until Close. (On
-// platforms without flock, such as Windows, only a second Open in the same
-// process is detected.)
-//
-// # Snapshots and journals
-//
-// A durable graph, store or memory keeps a snapshot and a write-ahead
-// journal. A snapshot is JSON Lines text: a header, one line per entity,
-// relation or page, ordered so that equal contents give byte-identical
-// files, and a checksum line (CRC-32C) that Open checks before anything
-// changes: a snapshot damaged anywhere fails Open with an error wrapping
-// [ErrCorrupt] that names the file, and no file is renamed, cut or
-// rewritten. The journal is a sequence of checksummed frames, one JSON
-// record per write (a Memory's Ingest is one record); a write whose
-// record would pass 64 MiB is refused with [ErrInvalidArgument]. With an
-// embedder, records and snapshots carry each page's vector and the model
-// that made it, so that Open calls no embedder. Every format kgmem wrote
-// before is read. The formats, field by field, are in docs/FORMAT.md of
-// the repository
-// (https://github.com/kgmem/kgmem/blob/main/docs/FORMAT.md).
-//
-// # Recovery
-//
-// Open loads the snapshot (seq S), skips the journal records up to S
-// (which an interrupted compaction leaves) and applies the rest, which
-// must follow one another from S+1. It fails with an error wrapping
-// [ErrCorrupt], changing nothing on disk, when the snapshot is damaged
-// (it fails its checksum or any check of its lines) or the files do not
-// fit: the journal continues a snapshot that is missing or older than its
-// base says (a snapshot deleted or restored from a backup), a snapshot has
-// no journal, records are missing, or a damaged record is followed by
-// valid ones. It never returns less than the files hold without saying so.
-//
-// The end of the journal is where a crash leaves its mark, and Open tells
-// two cases apart:
-//
-//   - A torn append (the frame is cut short, or the file ends in zeros): a
-//     crash interrupted the write. Open cuts it off and reports it in
-//     RecoveryStats.TornBytes. Under SyncAlways that write had not returned,
-//     so nothing acknowledged is lost.
-//   - A damaged record (a whole frame whose checksum does not match): bytes
-//     once written in full have changed. Open moves them to
-//     <name>.journal.damaged-<offset>, cuts them off and reports the file in
-//     RecoveryStats.DamagedFile; with WithStrictRecovery it refuses to open
-//     instead, leaving the files as they are for inspection.
-//
-// This is the choice of RocksDB's kTolerateCorruptedTailRecords for torn
-// appends; for damage, where SQLite (whose WAL recovery ignores frames past
-// the last valid checksum) and RocksDB's default point-in-time recovery
-// drop the record silently, kgmem keeps its bytes and says so, and strict
-// mode gives the refusal of RocksDB's kAbsoluteConsistency.
-//
-// # Sync policies
-//
-// Every write reaches the operating system (one write(2) of its whole
-// record) before it returns, so a crash of the process loses nothing
-// acknowledged under any policy. The policies differ when the machine
-// crashes or loses power:
-//
-//   - SyncAlways (the default) syncs the journal (fsync) before each write
-//     returns: nothing acknowledged is lost.
-//   - SyncInterval syncs it from a background goroutine every interval
-//     (WithSyncInterval, default 1 s): the writes of about the last
-//     interval may be lost.
-//   - SyncNone never syncs it while open (Close does): what is lost is up
-//     to the operating system. For tests and data that can be rebuilt.
-//
-// # Journal failures
-//
-// A write whose record cannot be appended or synced is not applied, and
-// returns an error wrapping [ErrJournal]. Every later write is refused the
-// same way, rather than risk a journal with a gap or a torn record in its
-// middle; reads go on. A successful Compact starts a new journal and lifts
-// the refusal, as does reopening.
-//
-// # Snapshots
-//
-// [InMemoryGraph.WriteTo] and [InMemoryGraph.ReadFrom] turn a graph into a
-// byte stream and back, and [InMemoryKnowledgeStore] has the same two
-// methods; [SaveFile] and [LoadFile] write and read either as a file,
-// atomically, in the format of a durable snapshot (see Snapshots and
-// journals). Reading checks every rule a write checks
-// ([InMemoryGraph.AddEntity], [InMemoryGraph.AddRelation]) and more — the
-// header, valid UTF-8, no unknown field, no duplicate, every relation's
-// endpoints present, no entity with more tags than MaxTagsPerEntity, the
-// checksum — and either replaces the contents entirely or, on an error
-// that names the line, changes nothing. A line may be at most 64 MiB
-// long: WriteTo refuses to write a longer one, so every snapshot it
-// writes can be read back. Reading vectors into a store without an
-// embedder or with another model fails with an error wrapping
-// [ErrEmbeddingModel].
 //
 // # Valid time
 //

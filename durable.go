@@ -18,18 +18,24 @@ var walErrors = wal.Sentinels{
 	Locked: ErrLocked, Journal: ErrJournal, Corrupt: ErrCorrupt, Closed: ErrClosed, Invalid: ErrInvalidArgument,
 }
 
-// SyncPolicy says when the journal is synced to stable storage. See Sync
-// policies in the package documentation for what each may lose.
+// SyncPolicy says when the journal is synced to stable storage. Under
+// every policy each write reaches the operating system (one write(2) of its
+// whole record) before it returns, so a crash of the process loses nothing
+// acknowledged; the policies differ when the machine crashes or loses
+// power.
 type SyncPolicy uint8
 
 const (
-	// SyncAlways syncs the journal before every write returns. It is the
-	// default.
+	// SyncAlways syncs the journal (fsync) before every write returns:
+	// nothing acknowledged is lost. It is the default.
 	SyncAlways SyncPolicy = iota
-	// SyncInterval syncs the journal periodically from a background
-	// goroutine; set the period with WithSyncInterval.
+	// SyncInterval syncs the journal from a background goroutine every
+	// interval (WithSyncInterval, default 1 s): the writes of about the
+	// last interval may be lost.
 	SyncInterval
-	// SyncNone leaves syncing to the operating system until Close.
+	// SyncNone never syncs the journal while open (Close does): what is
+	// lost is up to the operating system. For tests and data that can be
+	// rebuilt.
 	SyncNone
 )
 
@@ -388,7 +394,7 @@ func (mm memoryMachine) Capture(mark func() uint64) wal.Snapshot {
 
 // DurableGraph is an InMemoryGraph kept in a directory: every write is
 // journaled before it returns, and OpenGraph finds it again after a
-// restart or a crash (see Durable memory in the package documentation).
+// restart or a crash (see Persistence in the package documentation).
 // Every method of InMemoryGraph works on it, ReadFrom included, which
 // writes the new contents as a snapshot before it returns. For a graph
 // with the pages it cites, use OpenMemory.
@@ -507,7 +513,7 @@ func (d *DurableGraph) Close() error {
 
 // DurableKnowledgeStore is an InMemoryKnowledgeStore kept in a directory:
 // every Put and Delete is journaled before it returns, and OpenStore finds
-// the pages again after a restart or a crash (see Durable memory in the
+// the pages again after a restart or a crash (see Persistence in the
 // package documentation). After Close, Put and Delete fail with an error
 // wrapping ErrClosed; reads go on.
 type DurableKnowledgeStore struct {

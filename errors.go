@@ -45,7 +45,7 @@ var (
 	// snapshot that do not belong together. InMemoryGraph.ReadFrom,
 	// InMemoryKnowledgeStore.ReadFrom and LoadFile return it, with
 	// ErrInvalidArgument, for a snapshot that fails its checksum (see
-	// Checksums in the package documentation).
+	// Checksums in docs/FORMAT.md).
 	ErrCorrupt = errors.New("corrupt")
 
 	// ErrEmbeddingModel is returned when vectors of one embedding model would

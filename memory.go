@@ -11,7 +11,7 @@ import (
 
 // Memory is an agent's durable memory: a knowledge graph, the knowledge
 // pages its entities and relations cite, and a retriever over both, kept
-// in one directory under one lock and one journal (see Durable memory in
+// in one directory under one lock and one journal (see Persistence in
 // the package documentation). Every write to the graph or the store is
 // journaled before it returns; Ingest writes a page and what was extracted
 // from it as one journal record, so a crash keeps all of it or none.

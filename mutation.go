@@ -13,7 +13,7 @@ import (
 // one and hands it to apply, and so does a journal's replay: apply is the
 // only way a graph changes, and journal, called from its step's commit,
 // the only place a write is recorded. The exported fields are the journal's record
-// (see Durable memory in the package documentation); entities carry their
+// (see docs/DURABILITY.md and docs/FORMAT.md); entities carry their
 // normalised tags and relations their stored weight once check has run.
 type mutation struct {
 	Op        mutationOp   `json:"op"`

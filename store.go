@@ -189,8 +189,8 @@ func WithTitleBoost(x float64) StoreOption {
 // by comparing the query with every page (a flat float32 array, O(N·d) a
 // search), or by the VectorIndex that WithVectorIndex supplies, whose
 // candidates join the pages that have a query term. Vectors persist in
-// snapshots and journals (see Durable memory in the package documentation,
-// and docs/FORMAT.md); they are never computed again on reading.
+// snapshots and journals (see docs/DURABILITY.md and
+// docs/FORMAT.md); they are never computed again on reading.
 //
 // Why this fusion: it was chosen on Cranfield (225 queries; BM25 alone
 // nDCG@10 0.366, MAP 0.302) so that no model, however weak, makes the

@@ -255,8 +255,8 @@ func (o *Options) fill() {
 
 // Open opens the Log named o.Name in dir for m, creating dir and the files
 // when missing: it locks dir, deletes what an interrupted compaction left,
-// loads the snapshot into m and replays the journal (see Recovery in the
-// package documentation).
+// loads the snapshot into m and replays the journal (see Recovery in
+// docs/DURABILITY.md).
 func Open(dir string, m Machine, o Options) (*Log, error) {
 	o.fill()
 	if dir == "" {
