@@ -299,10 +299,12 @@ type Cue struct {
 const MaxBits = 64
 
 // headSkip are words skipped between which/what and the noun they ask for.
+// An auxiliary (auxWords) ends the search instead: the noun after it is
+// the subject ("what do people speak").
 var headSkip = map[string]bool{
 	"is": true, "are": true, "was": true, "were": true, "the": true, "a": true, "an": true,
-	"s": true, "do": true, "does": true, "did": true, "of": true, "name": true, "names": true,
-	"be": true, "been": true, "has": true, "have": true, "had": true, "all": true, "some": true,
+	"s": true, "of": true, "name": true, "names": true,
+	"be": true, "been": true, "all": true, "some": true,
 	"other": true, "any": true, "exactly": true, "me": true, "us": true, "out": true, "up": true,
 	"every": true, "each": true,
 }
@@ -548,7 +550,8 @@ func (q *Analysis) findCues(entity []bool) {
 // relativeAt reports whether the wh-word at unit i opens a relative
 // clause rather than asking ("the films by the people who penned X": the
 // answer is films): the word before it is a noun, read as a content word
-// with a determiner or a possessive at most three words before it.
+// with a determiner or a possessive at most three words before it, and not
+// a noun that frames a question ("any idea who").
 func (q *Analysis) relativeAt(i int) bool {
 	p := i - 1
 	for p >= 0 && !q.Units[p].word {
