@@ -686,13 +686,13 @@ func TestGeneratedExtractionEvaluation(t *testing.T) {
 // variant.
 const xeHeldOutSeed = 1000
 
-// TestGeneratedExtractionHeldOut evaluates the three generated sets as
+// TestGeneratedExtractionHeldOutEvaluation evaluates the three generated sets as
 // TestGeneratedExtractionEvaluation does, from other seeds (the same
 // generators and noise, other entities, passages and questions): no
 // setting of page spreading or fusion was chosen on them, so they say
 // whether what was tuned on the others holds. Hybrid must stay at or above
 // the content channel overall, as everywhere.
-func TestGeneratedExtractionHeldOut(t *testing.T) {
+func TestGeneratedExtractionHeldOutEvaluation(t *testing.T) {
 	kgmem.NeedEvaluation(t)
 	for i, config := range []func() extractset.Config{extractset.LargeConfig, extractset.SmallConfig, extractset.SparseConfig} {
 		cfg := config()
