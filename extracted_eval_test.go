@@ -686,9 +686,9 @@ func TestGeneratedExtractionEvaluation(t *testing.T) {
 // variant.
 const xeHeldOutSeed = 1000
 
-// TestGeneratedExtractionHeldOutEvaluation evaluates the three generated sets as
-// TestGeneratedExtractionEvaluation does, from other seeds (the same
-// generators and noise, other entities, passages and questions): no
+// TestGeneratedExtractionHeldOutEvaluation evaluates the three generated
+// sets as TestGeneratedExtractionEvaluation does, from other seeds (the
+// same generators and noise, other entities, passages and questions): no
 // setting of page spreading or fusion was chosen on them, so they say
 // whether what was tuned on the others holds. Hybrid must stay at or above
 // the content channel overall, as everywhere.
