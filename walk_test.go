@@ -171,6 +171,28 @@ func TestRetrieveRelativeClauseIsNotTheAnswerType(t *testing.T) {
 	require.Equal(t, "Alpha", got, why)
 }
 
+func TestRetrievePivotsOverTheCompoundsRelation(t *testing.T) {
+	// "Dana's co-stars" are who acted with Dana: the walk pivots over
+	// acted_in, right after the hop "stars" names, and then follows
+	// "wrote". A pivot after "wrote" (Dana —acted_in→ Alpha ←writer— Carl
+	// —writer→ Gamma, another film by Alpha's writer) reads the same words,
+	// and with Erin's writing credit weighted 0.7 it would rank first if the
+	// walk could pivot there.
+	g := answerGraph(t, map[string]string{
+		"Alpha": "movie", "Beta": "movie", "Gamma": "movie",
+		"Dana": "person", "Carl": "person", "Erin": "person",
+	},
+		[3]string{"Dana", "acted_in", "Alpha"},
+		[3]string{"Erin", "acted_in", "Alpha"},
+		[3]string{"Carl", "writer", "Alpha"},
+		[3]string{"Carl", "writer", "Gamma"},
+	)
+	require.NoError(t, g.AddRelation(context.Background(), kgmem.Relation{SourceID: "Erin", Type: "writer", TargetID: "Beta", Weight: 0.7}))
+	r := graphOnlyRetriever(g, kgmem.RetrieverConfig{})
+	got, why := firstAnswer(t, r, "What are the movies Dana's co-stars wrote?")
+	require.Equal(t, "Beta", got, why)
+}
+
 func TestRetrieveAttributeQuestions(t *testing.T) {
 	// "how good" and "how old" ask for a film's rating and release year.
 	g := answerGraph(t, map[string]string{

@@ -275,6 +275,11 @@ type Analysis struct {
 	// Pivot: the question asks for something shared: share, same, co-,
 	// together.
 	Pivot bool
+	// PivotAt is the unit of the relation word a "co-" compound joins
+	// ("stars" in "X's co-stars", "founded" in "who co-founded"): the
+	// shared neighbour is shared over that word's relation, so the walk
+	// pivots right after the hop that word names. -1 when no such compound.
+	PivotAt int
 	// Tail is the last content unit of a question asked with do-support or
 	// a perfect ("what films did the cast of X direct", "which films have
 	// the people who financed X produced"), whose last verb is the main
@@ -357,12 +362,17 @@ func Analyze(text string, spans [][2]int) *Analysis {
 	q.findCues(entity)
 	// A word asking for something shared, unless it belongs to a phrase
 	// of the lexicon ("other" in "other half").
+	q.PivotAt = -1
 	for i, u := range q.Units {
 		if entity[i] || !(u.word && pivotWords[u.fold] || !u.word && (u.fold == "同" || u.fold == "共")) {
 			continue
 		}
 		if !slices.ContainsFunc(q.occs, func(o occurrence) bool { return o.Last > o.First && o.First <= i && i <= o.Last }) {
 			q.Pivot = true
+		}
+		if u.fold == "co" && q.PivotAt < 0 && i+1 < len(q.Units) && q.Units[i+1].word && !entity[i+1] &&
+			u.End < len(text) && text[u.End] == '-' && q.Units[i+1].Start == u.End+1 {
+			q.PivotAt = i + 1
 		}
 	}
 	return q

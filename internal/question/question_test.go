@@ -127,6 +127,26 @@ func TestQuestionPivot(t *testing.T) {
 	} {
 		require.Equal(t, want, Analyze(text, nil).Pivot, text)
 	}
+	// A "co-" compound says which relation is shared: the unit of its
+	// word, or -1.
+	pivotAt := func(text string) string {
+		q := Analyze(text, nil)
+		if q.PivotAt < 0 {
+			return ""
+		}
+		return q.Units[q.PivotAt].fold
+	}
+	for text, want := range map[string]string{
+		"what did Ann's co-stars write":        "stars",
+		"who co-founded Acme with Bob":         "founded",
+		"which films share actors with Alien":  "",
+		"who co starred with Ann":              "", // no hyphen: no compound
+		"Ann's coworkers":                      "",
+		"the co- and lead writers of Alien":    "",
+		"who has the same manager as Bob's co": "",
+	} {
+		require.Equal(t, want, pivotAt(text), text)
+	}
 }
 
 func TestMatchRelationTerms(t *testing.T) {
