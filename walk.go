@@ -727,7 +727,7 @@ func (w *walker) readings(g *wgroup) {
 	// when the question asks for something shared (the same director, a
 	// film that shares an actor, who co-starred) — once: walking it back
 	// out again would read the same word for a third hop.
-	if w.q.Pivot && !s.pivoted && s.rel >= 0 && s.typ == typ && s.back != back && s.strength > 0 && w.pivotsAfter(s.term) {
+	if !s.pivoted && s.rel >= 0 && s.typ == typ && s.back != back && s.strength > 0 && w.pivotsAfter(s) {
 		g.variants = append(g.variants, wvariant{factor: s.strength * pivotHop, mask: s.mask, key: s.lastKey,
 			strength: s.strength, term: s.term, pivot: true})
 	}
@@ -904,21 +904,20 @@ func (w *walker) pathLess(a, b int32) bool {
 	return a < b
 }
 
-// pivotsAfter reports whether the walk may pivot after a hop matched by
-// term t: after any hop, unless a "co-" compound names the relation to
-// pivot over (question.Analysis.PivotAt), and then only after the hop its
-// word matched.
-func (w *walker) pivotsAfter(t int32) bool {
-	at := w.q.PivotAt
-	if at < 0 {
+// pivotsAfter reports whether the walk may pivot after s's hop: when the
+// question asks for something shared (question.Analysis.Pivot), after any
+// hop unless a "co-" compound names the relation to pivot over (PivotAt),
+// and then only after the hop that matched its word; and after a hop that
+// matched the word before a "with" (PivotWith), whatever Pivot says.
+func (w *walker) pivotsAfter(s *wstate) bool {
+	hop := s.mask
+	if s.parent >= 0 {
+		hop &^= w.states[s.parent].mask
+	}
+	if hop&w.q.PivotWith != 0 {
 		return true
 	}
-	if t < 0 {
-		return false
-	}
-	ref := w.terms[t]
-	tm := &ref.m.Terms[ref.t]
-	return tm.First <= at && at <= tm.Last
+	return w.q.Pivot && (w.q.PivotAt == 0 || hop&w.q.PivotAt != 0)
 }
 
 // termSpan returns the byte offset where a hop's words start, -1 for none.

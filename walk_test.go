@@ -193,6 +193,27 @@ func TestRetrievePivotsOverTheCompoundsRelation(t *testing.T) {
 	require.Equal(t, "Beta", got, why)
 }
 
+func TestRetrievePivotsAfterAVerbWith(t *testing.T) {
+	// "the people who acted with Dana" are who acted in Dana's films: a
+	// pivot over acted_in right after the hop "acted" names, though the
+	// question has no word for something shared. Without it the best walk
+	// reads "directed" for the second hop and lands on another film of
+	// Alpha's director over a hop no word names.
+	g := answerGraph(t, map[string]string{
+		"Alpha": "movie", "Beta": "movie", "Gamma": "movie",
+		"Dana": "person", "Carl": "person", "Erin": "person",
+	},
+		[3]string{"Dana", "acted_in", "Alpha"},
+		[3]string{"Erin", "acted_in", "Alpha"},
+		[3]string{"Erin", "directed", "Beta"},
+		[3]string{"Carl", "directed", "Alpha"},
+		[3]string{"Carl", "directed", "Gamma"},
+	)
+	r := graphOnlyRetriever(g, kgmem.RetrieverConfig{})
+	got, why := firstAnswer(t, r, "Tell me the films directed by the people who acted with Dana")
+	require.Equal(t, "Beta", got, why)
+}
+
 func TestRetrieveAttributeQuestions(t *testing.T) {
 	// "how good" and "how old" ask for a film's rating and release year.
 	g := answerGraph(t, map[string]string{

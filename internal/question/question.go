@@ -275,11 +275,18 @@ type Analysis struct {
 	// Pivot: the question asks for something shared: share, same, co-,
 	// together.
 	Pivot bool
-	// PivotAt is the unit of the relation word a "co-" compound joins
-	// ("stars" in "X's co-stars", "founded" in "who co-founded"): the
-	// shared neighbour is shared over that word's relation, so the walk
-	// pivots right after the hop that word names. -1 when no such compound.
-	PivotAt int
+	// PivotAt holds the bit (see Content) of the relation word a "co-"
+	// compound joins ("stars" in "X's co-stars", "founded" in "who
+	// co-founded"): the neighbour is shared over that word's relation, so
+	// the walk pivots right after the hop that matched it; 0 when no such
+	// compound.
+	PivotAt uint64
+	// PivotWith holds the bits of the words right before a "with" ("acted
+	// with X", "wrote scripts with X"): a hop that matched one may be
+	// followed by a pivot over its relation, to who shares it with X, though
+	// Pivot is not set (the question does not ask for something shared
+	// when "with" follows another word: "the films with music by X").
+	PivotWith uint64
 	// Tail is the last content unit of a question asked with do-support or
 	// a perfect ("what films did the cast of X direct", "which films have
 	// the people who financed X produced"), whose last verb is the main
@@ -362,7 +369,6 @@ func Analyze(text string, spans [][2]int) *Analysis {
 	q.findCues(entity)
 	// A word asking for something shared, unless it belongs to a phrase
 	// of the lexicon ("other" in "other half").
-	q.PivotAt = -1
 	for i, u := range q.Units {
 		if entity[i] || !(u.word && pivotWords[u.fold] || !u.word && (u.fold == "同" || u.fold == "共")) {
 			continue
@@ -370,9 +376,19 @@ func Analyze(text string, spans [][2]int) *Analysis {
 		if !slices.ContainsFunc(q.occs, func(o occurrence) bool { return o.Last > o.First && o.First <= i && i <= o.Last }) {
 			q.Pivot = true
 		}
-		if u.fold == "co" && q.PivotAt < 0 && i+1 < len(q.Units) && q.Units[i+1].word && !entity[i+1] &&
+		if u.fold == "co" && i+1 < len(q.Units) && q.Units[i+1].word && !entity[i+1] &&
 			u.End < len(text) && text[u.End] == '-' && q.Units[i+1].Start == u.End+1 {
-			q.PivotAt = i + 1
+			q.PivotAt |= q.Span(i+1, i+1)
+		}
+	}
+	// The word before a "with" that belongs to no phrase of the lexicon
+	// ("built with" is one, for a use relation).
+	for i := 1; i < len(q.Units); i++ {
+		if !q.Units[i].word || q.Units[i].fold != "with" || !q.Units[i-1].word || entity[i-1] || q.Units[i-1].stop {
+			continue
+		}
+		if !slices.ContainsFunc(q.occs, func(o occurrence) bool { return o.Last > o.First && o.First <= i && i <= o.Last }) {
+			q.PivotWith |= q.Span(i-1, i-1)
 		}
 	}
 	return q

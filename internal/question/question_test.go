@@ -131,10 +131,12 @@ func TestQuestionPivot(t *testing.T) {
 	// word, or -1.
 	pivotAt := func(text string) string {
 		q := Analyze(text, nil)
-		if q.PivotAt < 0 {
-			return ""
+		for i := range q.Units {
+			if q.PivotAt&q.Span(i, i) != 0 {
+				return q.Units[i].fold
+			}
 		}
-		return q.Units[q.PivotAt].fold
+		return ""
 	}
 	for text, want := range map[string]string{
 		"what did Ann's co-stars write":        "stars",
@@ -146,6 +148,27 @@ func TestQuestionPivot(t *testing.T) {
 		"who has the same manager as Bob's co": "",
 	} {
 		require.Equal(t, want, pivotAt(text), text)
+	}
+	// The word before a "with" outside a lexicon phrase.
+	pivotWith := func(text string) []string {
+		q := Analyze(text, nil)
+		var out []string
+		for i := range q.Units {
+			if q.PivotWith&q.Span(i, i) != 0 {
+				out = append(out, q.Units[i].fold)
+			}
+		}
+		return out
+	}
+	for text, want := range map[string][]string{
+		"the films directed by the people who acted with Ann": {"acted"},
+		"who wrote scripts with Ann":                          {"scripts"},
+		"which projects are built with Rust":                  nil, // "built with" is a phrase for use
+		"the films with music by Ann":                         {"films"},
+		"who works with Ann":                                  {"works"},
+		"with Ann, who directed Alien":                        nil,
+	} {
+		require.Equal(t, want, pivotWith(text), text)
 	}
 }
 
