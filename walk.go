@@ -725,8 +725,9 @@ func (w *walker) readings(g *wgroup) {
 	}
 	// A pivot: the relation just walked, walked back out to another entity,
 	// when the question asks for something shared (the same director, a
-	// film that shares an actor, who co-starred) — once: walking it back
-	// out again would read the same word for a third hop.
+	// film that shares an actor, who co-starred) or this hop's word comes
+	// before a "with" (who acted with X), see pivotsAfter — once: walking
+	// it back out again would read the same word for a third hop.
 	if !s.pivoted && s.rel >= 0 && s.typ == typ && s.back != back && s.strength > 0 && w.pivotsAfter(s) {
 		g.variants = append(g.variants, wvariant{factor: s.strength * pivotHop, mask: s.mask, key: s.lastKey,
 			strength: s.strength, term: s.term, pivot: true})
