@@ -463,7 +463,12 @@ func (g *InMemoryGraph) spreads(mode SpreadMode) bool {
 		return true
 	}
 	defer g.mu.RUnlock()
-	return g.freeTextTypes()
+	return g.spreadsLocked(mode)
+}
+
+// spreadsLocked is spreads with g.mu held for reading.
+func (g *InMemoryGraph) spreadsLocked(mode SpreadMode) bool {
+	return mode == SpreadOn || mode == SpreadAuto && g.freeTextTypes()
 }
 
 // spreads reports whether a Hybrid Retrieve under cfg runs page spreading
@@ -485,7 +490,7 @@ func (g *InMemoryGraph) spread(ctx context.Context, query string, content func()
 		return nil, err
 	}
 	defer g.mu.RUnlock()
-	if mode == SpreadAuto && !g.freeTextTypes() {
+	if !g.spreadsLocked(mode) {
 		return nil, nil
 	}
 	return g.spreadPages(ctx, query, content, asOf, limit)

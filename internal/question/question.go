@@ -373,7 +373,7 @@ func Analyze(text string, spans [][2]int) *Analysis {
 		if entity[i] || !(u.word && pivotWords[u.fold] || !u.word && (u.fold == "同" || u.fold == "共")) {
 			continue
 		}
-		if !slices.ContainsFunc(q.occs, func(o occurrence) bool { return o.Last > o.First && o.First <= i && i <= o.Last }) {
+		if !q.inPhrase(i) {
 			q.Pivot = true
 		}
 		if u.fold == "co" && i+1 < len(q.Units) && q.Units[i+1].word && !entity[i+1] &&
@@ -387,7 +387,7 @@ func Analyze(text string, spans [][2]int) *Analysis {
 		if !q.Units[i].word || q.Units[i].fold != "with" || !q.Units[i-1].word || entity[i-1] || q.Units[i-1].stop {
 			continue
 		}
-		if !slices.ContainsFunc(q.occs, func(o occurrence) bool { return o.Last > o.First && o.First <= i && i <= o.Last }) {
+		if !q.inPhrase(i) {
 			q.PivotWith |= q.Span(i-1, i-1)
 		}
 	}
@@ -571,6 +571,12 @@ func (q *Analysis) findCues(entity []bool) {
 		}
 		q.Cues = append(q.Cues, q.cueAt(j, last, q.conceptsAt(j)))
 	}
+}
+
+// inPhrase reports whether unit i belongs to a phrase of the lexicon, an
+// occurrence of more than one unit.
+func (q *Analysis) inPhrase(i int) bool {
+	return slices.ContainsFunc(q.occs, func(o occurrence) bool { return o.Last > o.First && o.First <= i && i <= o.Last })
 }
 
 // relativeAt reports whether the wh-word at unit i opens a relative
