@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kgmem/kgmem/internal/errmsg"
+	"github.com/kgmem/kgmem/internal/jsonl"
 	"github.com/kgmem/kgmem/internal/wal"
 )
 
@@ -269,7 +270,7 @@ func (m storeMachine) Load(r io.Reader) (uint64, error) {
 
 func (m storeMachine) Replay(version int, body []byte) error {
 	var pm pageMutation
-	if err := decodeStrict(body, &pm, pageRecordNames); err != nil {
+	if err := jsonl.DecodeStrict(body, &pm, pageRecordNames); err != nil {
 		return fmt.Errorf("kgmem: record: %v: %w", err, ErrInvalidArgument)
 	}
 	return m.s.replay(&pm)
@@ -298,7 +299,7 @@ func (d *memoryData) WriteTo(w io.Writer) (int64, error) { return writeSnapshot(
 
 func (mm memoryMachine) Load(r io.Reader) (uint64, error) {
 	m := mm.m
-	lr := newLineReader(r, "snapshot")
+	lr := newSnapshotReader(r)
 	fresh, gh, err := readGraphLines(lr, m.graph.newEmpty())
 	var schema Schema
 	if err == nil && gh.Schema != nil {
@@ -313,7 +314,7 @@ func (mm memoryMachine) Load(r io.Reader) (uint64, error) {
 	if err == nil {
 		ph, err = readPagesLines(lr, m.store) // nobody holds the store yet
 	}
-	if err := lr.done(err); err != nil {
+	if err := lr.Done(err); err != nil {
 		return 0, err
 	}
 	if gh.Seq != ph.Seq {
@@ -339,12 +340,12 @@ type memoryRecord struct {
 	Schema    *storedSchema  `json:"schema,omitempty"`
 }
 
-var memoryRecordNames = jsonNames(reflect.TypeFor[memoryRecord]())
+var memoryRecordNames = jsonl.Names(reflect.TypeFor[memoryRecord]())
 
 func (mm memoryMachine) Replay(version int, body []byte) error {
 	m := mm.m
 	var r memoryRecord
-	if err := decodeStrict(body, &r, memoryRecordNames); err != nil {
+	if err := jsonl.DecodeStrict(body, &r, memoryRecordNames); err != nil {
 		return fmt.Errorf("kgmem: record: %v: %w", err, ErrInvalidArgument)
 	}
 	if (r.Op == opSetSchema) != (r.Schema != nil) {

@@ -6,6 +6,7 @@ import (
 	"reflect"
 
 	"github.com/kgmem/kgmem/internal/errmsg"
+	"github.com/kgmem/kgmem/internal/jsonl"
 	"github.com/kgmem/kgmem/internal/quote"
 )
 
@@ -306,7 +307,7 @@ func (g *InMemoryGraph) addBatch(m *mutation) {
 }
 
 // graphRecordNames are the JSON names of a graph journal record.
-var graphRecordNames = jsonNames(reflect.TypeFor[mutation]())
+var graphRecordNames = jsonl.Names(reflect.TypeFor[mutation]())
 
 // mutationV1 is a record of a version 1 journal, whose relation keys were
 // written with Go's field names.
@@ -321,14 +322,14 @@ type mutationV1 struct {
 	Tags []string `json:"tags,omitempty"`
 }
 
-var graphRecordNamesV1 = jsonNames(reflect.TypeFor[mutationV1]())
+var graphRecordNamesV1 = jsonl.Names(reflect.TypeFor[mutationV1]())
 
 // decodeGraphRecord decodes the body of a graph journal record of the
 // given version.
 func decodeGraphRecord(version int, body []byte) (*mutation, error) {
 	if version == 1 {
 		var r mutationV1
-		if err := decodeStrict(body, &r, graphRecordNamesV1); err != nil {
+		if err := jsonl.DecodeStrict(body, &r, graphRecordNamesV1); err != nil {
 			return nil, fmt.Errorf("kgmem: record: %v: %w", err, ErrInvalidArgument)
 		}
 		m := &mutation{Op: r.Op, Entities: r.Entities, Relations: r.Relations, ID: r.ID, Tags: r.Tags}
@@ -338,7 +339,7 @@ func decodeGraphRecord(version int, body []byte) (*mutation, error) {
 		return m, nil
 	}
 	m := &mutation{}
-	if err := decodeStrict(body, m, graphRecordNames); err != nil {
+	if err := jsonl.DecodeStrict(body, m, graphRecordNames); err != nil {
 		return nil, fmt.Errorf("kgmem: record: %v: %w", err, ErrInvalidArgument)
 	}
 	if m.Op == opReplace {

@@ -69,7 +69,7 @@ func TestSnapshotChecksum(t *testing.T) {
 		{"checksum line twice", sealed + line + "\n", true, []string{"data after the checksum line"}},
 		{"a changed line", strings.Replace(sealed, `"name":"C"`, `"name":"D"`, 1), true, []string{checksumAt,
 			fmt.Sprintf("checksum mismatch: the %d bytes before the checksum line have CRC-32C %08x, and it says %q",
-				size, crc32.Checksum([]byte(strings.Replace(body, `"name":"C"`, `"name":"D"`, 1)), castagnoli), line[11:19])}},
+				size, crc32.Checksum([]byte(strings.Replace(body, `"name":"C"`, `"name":"D"`, 1)), crc32.MakeTable(crc32.Castagnoli)), line[11:19])}},
 		{"a wrong count", strings.Replace(sealed, fmt.Sprintf(`"bytes":%d`, size), fmt.Sprintf(`"bytes":%d`, size+1), 1), true,
 			[]string{checksumAt, fmt.Sprintf("the checksum line counts %d bytes before it, and there are %d", size+1, size)}},
 		{"members in another order", body + fmt.Sprintf(`{"bytes":%d,"crc32c":%q}`, size, line[11:19]) + "\n", true,

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kgmem/kgmem/internal/jsonl"
 	"github.com/kgmem/kgmem/internal/quote"
 )
 
@@ -52,14 +53,14 @@ func (d *pagesData) sort() {
 func (d *pagesData) WriteTo(w io.Writer) (int64, error) { return writeSnapshot(w, d) }
 
 // writeLines writes d, sorted, as the lines of a snapshot.
-func (d *pagesData) writeLines(lw *lineWriter) {
+func (d *pagesData) writeLines(lw *jsonl.Writer) {
 	version := snapshotVersion
 	if d.model != nil {
 		version = pagesVectorVersion
 	}
-	lw.encode(pagesHeader{Format: pagesFormat, Version: version, Seq: d.seq, Pages: int64(len(d.pages)), Model: d.model, Checksum: checksumCRC32C})
+	lw.Encode(pagesHeader{Format: pagesFormat, Version: version, Seq: d.seq, Pages: int64(len(d.pages)), Model: d.model, Checksum: jsonl.Checksum})
 	for i := range d.pages {
-		lw.encode(&d.pages[i])
+		lw.Encode(&d.pages[i])
 	}
 }
 
@@ -87,67 +88,68 @@ func (s *InMemoryKnowledgeStore) WriteTo(w io.Writer) (int64, error) {
 // readPages reads a page snapshot from r into fresh, an empty store nobody
 // else holds.
 func readPages(r io.Reader, fresh *InMemoryKnowledgeStore) (pagesHeader, int64, error) {
-	lr := newLineReader(r, "snapshot")
+	lr := newSnapshotReader(r)
 	h, err := readPagesLines(lr, fresh)
-	return h, lr.n, lr.done(err)
+	err = lr.Done(err)
+	return h, lr.Consumed(), err
 }
 
 // readPagesLines reads a page snapshot's lines from lr into fresh, an
 // empty store nobody else holds, and stops after the last line its header
 // announces.
-func readPagesLines(lr *lineReader, fresh *InMemoryKnowledgeStore) (pagesHeader, error) {
+func readPagesLines(lr *jsonl.Reader, fresh *InMemoryKnowledgeStore) (pagesHeader, error) {
 	var h pagesHeader
-	if err := lr.header(&h); err != nil {
+	if err := lr.Header(&h); err != nil {
 		return h, err
 	}
-	if err := lr.declare(h.Checksum); err != nil {
+	if err := lr.Declare(h.Checksum); err != nil {
 		return h, err
 	}
 	switch {
 	case h.Format != pagesFormat:
-		return h, lr.invalid("format %s, want %q", quote.Value(h.Format), pagesFormat)
+		return h, lr.Invalid("format %s, want %q", quote.Value(h.Format), pagesFormat)
 	case !readableVersion(h.Version) && h.Version != pagesVectorVersion:
-		return h, lr.invalid("unsupported version %d, want %d or %d", h.Version, snapshotVersion, pagesVectorVersion)
+		return h, lr.Invalid("unsupported version %d, want %d or %d", h.Version, snapshotVersion, pagesVectorVersion)
 	case h.Version < pagesVectorVersion && h.Model != nil:
-		return h, lr.invalid("version %d has no model", h.Version)
+		return h, lr.Invalid("version %d has no model", h.Version)
 	case h.Version == pagesVectorVersion && h.Model == nil:
-		return h, lr.invalid("version %d without a model", h.Version)
+		return h, lr.Invalid("version %d without a model", h.Version)
 	case h.Version == 1 && h.Seq != 0:
-		return h, lr.invalid("version 1 has no seq")
+		return h, lr.Invalid("version 1 has no seq")
 	case h.Pages < 0:
-		return h, lr.invalid("negative page count %d", h.Pages)
+		return h, lr.Invalid("negative page count %d", h.Pages)
 	}
 	want := fresh.storeModel()
 	recModel := ""
 	switch {
 	case h.Model != nil && want == nil:
-		return h, lr.wrap(fmt.Errorf("kgmem: vectors of model %s, and the store has no embedder: %w", quote.Value(h.Model.Name), ErrEmbeddingModel))
+		return h, lr.Wrap(fmt.Errorf("kgmem: vectors of model %s, and the store has no embedder: %w", quote.Value(h.Model.Name), ErrEmbeddingModel))
 	case h.Model == nil && want != nil && h.Pages > 0:
-		return h, lr.wrap(fmt.Errorf("kgmem: pages without vectors, and the store embeds with model %s; "+
+		return h, lr.Wrap(fmt.Errorf("kgmem: pages without vectors, and the store embeds with model %s; "+
 			"open the pages without an embedder and Put them into a store with one: %w", quote.Value(want.Name), ErrEmbeddingModel))
 	case h.Model != nil && (h.Model.Name != want.Name || h.Model.Dimensions != want.Dimensions):
-		return h, lr.wrap(fmt.Errorf("kgmem: vectors of model %s with %d dimensions, and the store embeds with model %s with %d: %w",
+		return h, lr.Wrap(fmt.Errorf("kgmem: vectors of model %s with %d dimensions, and the store embeds with model %s with %d: %w",
 			quote.Value(h.Model.Name), h.Model.Dimensions, quote.Value(want.Name), want.Dimensions, ErrEmbeddingModel))
 	case h.Model != nil:
 		recModel = h.Model.Name
 	}
-	lineNames := jsonNames(reflect.TypeFor[pageLine]())
+	lineNames := jsonl.Names(reflect.TypeFor[pageLine]())
 	if h.Model == nil {
-		lineNames = jsonNames(reflect.TypeFor[KnowledgePage]())
+		lineNames = jsonl.Names(reflect.TypeFor[KnowledgePage]())
 	}
 	for i := int64(0); i < h.Pages; i++ {
 		var p pageLine
-		if err := lr.value(&p, "page", lineNames); err != nil {
+		if err := lr.Value(&p, "page", lineNames); err != nil {
 			return h, err
 		}
 		if err := validatePage(p.KnowledgePage); err != nil {
-			return h, lr.wrap(err)
+			return h, lr.Wrap(err)
 		}
 		if fresh.ix.Get(p.ID) != nil {
-			return h, lr.invalid("duplicate page %s", quote.Value(p.ID))
+			return h, lr.Invalid("duplicate page %s", quote.Value(p.ID))
 		}
 		if err := checkStored(p.Vector, recModel, want, "page "+quote.Value(p.ID)); err != nil {
-			return h, lr.wrap(err)
+			return h, lr.Wrap(err)
 		}
 		fresh.put(p.KnowledgePage, p.Vector)
 	}

@@ -21,6 +21,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/kgmem/kgmem/internal/jsonl"
 	"github.com/stretchr/testify/require"
 )
 
@@ -458,7 +459,7 @@ func raceEnabled() bool {
 }
 
 // TestSnapshotLineTooLong: ReadFrom refuses a line longer than
-// maxLineSize soon after the limit and changes nothing. It reads 64 MiB in
+// jsonl.MaxLine soon after the limit and changes nothing. It reads 64 MiB in
 // one goroutine: seconds under the race detector, which has nothing to
 // find in it, and more than a second without it. The test runs by default
 // without -race (and in CI's long step), under -race only with
@@ -475,7 +476,7 @@ func TestSnapshotLineTooLong(t *testing.T) {
 	n, err := g.ReadFrom(input)
 	require.ErrorIs(t, err, ErrInvalidArgument)
 	require.ErrorContains(t, err, "snapshot line 2: line longer than the limit of")
-	require.Less(t, n, int64(maxLineSize+1<<20), "the reader stopped soon after the limit")
+	require.Less(t, n, int64(jsonl.MaxLine+1<<20), "the reader stopped soon after the limit")
 	require.Equal(t, before, snapshotBytes(t, g))
 }
 
@@ -488,7 +489,7 @@ func TestSnapshotWriteLineTooLong(t *testing.T) {
 	}
 	t.Parallel()
 	g := randomGraph(t, 1, 5, 5)
-	require.NoError(t, g.AddEntity(context.Background(), Entity{ID: "huge", Description: strings.Repeat("d", maxLineSize)}))
+	require.NoError(t, g.AddEntity(context.Background(), Entity{ID: "huge", Description: strings.Repeat("d", jsonl.MaxLine)}))
 	_, err := g.WriteTo(io.Discard)
 	require.ErrorIs(t, err, ErrInvalidArgument)
 	require.ErrorContains(t, err, "more than the limit of")
@@ -691,16 +692,13 @@ func TestPlainRelationMatchesEncoder(t *testing.T) {
 		enc := json.NewEncoder(&want)
 		enc.SetEscapeHTML(false)
 		require.NoError(t, enc.Encode(r))
-		var got bytes.Buffer
-		lw := newLineWriter(&got)
-		if !lw.plainRelation(&r) {
-			require.False(t, plainJSON(r.SourceID) && plainJSON(r.TargetID) && plainJSON(r.Type), "%+v", r)
+		got, plain := appendPlainRelation(nil, &r)
+		if !plain {
+			require.False(t, jsonl.Plain(r.SourceID) && jsonl.Plain(r.TargetID) && jsonl.Plain(r.Type), "%+v", r)
 			continue
 		}
-		_, err := lw.finish()
-		require.NoError(t, err)
-		require.Equal(t, want.String(), got.String())
-		line := bytes.TrimSuffix(got.Bytes(), []byte("\n"))
+		require.Equal(t, want.String(), string(got))
+		line := bytes.TrimSuffix(got, []byte("\n"))
 		src, dst, typ, w, ok := fastRelation(line)
 		require.True(t, ok, "%s", line)
 		require.Equal(t, r, Relation{SourceID: string(src), TargetID: string(dst), Type: string(typ), Weight: w})
@@ -727,6 +725,6 @@ func FuzzFastRelation(f *testing.F) {
 		var r Relation
 		require.NoError(t, json.Unmarshal(line, &r), "%q", line)
 		require.Equal(t, r, Relation{SourceID: string(src), TargetID: string(dst), Type: string(typ), Weight: w})
-		require.NoError(t, checkKeys(line, jsonNames(reflect.TypeFor[Relation]())))
+		require.NoError(t, jsonl.DecodeStrict(line, new(Relation), jsonl.Names(reflect.TypeFor[Relation]())))
 	})
 }

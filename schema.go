@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/kgmem/kgmem/internal/errmsg"
+	"github.com/kgmem/kgmem/internal/jsonl"
 )
 
 // Schema is what a memory knows about its relation types and entity types
@@ -274,7 +275,7 @@ func replayGraphSchema(g *InMemoryGraph, body []byte) (bool, error) {
 		return false, nil
 	}
 	var r schemaRecord
-	if err := decodeStrict(body, &r, schemaRecordNames); err != nil {
+	if err := jsonl.DecodeStrict(body, &r, schemaRecordNames); err != nil {
 		return true, fmt.Errorf("kgmem: record: %v: %w", err, ErrInvalidArgument)
 	}
 	if r.Schema == nil || !reflect.DeepEqual(r.Schema.Schema, Schema{SingleValued: r.Schema.SingleValued}) {
@@ -287,7 +288,7 @@ func replayGraphSchema(g *InMemoryGraph, body []byte) (bool, error) {
 	return true, nil
 }
 
-var schemaRecordNames = jsonNames(reflect.TypeFor[schemaRecord]())
+var schemaRecordNames = jsonl.Names(reflect.TypeFor[schemaRecord]())
 
 // Normalize returns a copy of s in the form a memory keeps it:
 // SingleValued sorted and without duplicates, vocabulary entries without

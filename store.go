@@ -13,6 +13,7 @@ import (
 
 	"github.com/kgmem/kgmem/internal/bm25"
 	"github.com/kgmem/kgmem/internal/errmsg"
+	"github.com/kgmem/kgmem/internal/jsonl"
 	"github.com/kgmem/kgmem/internal/quote"
 	"github.com/kgmem/kgmem/internal/vecindex"
 )
@@ -460,7 +461,7 @@ type pageMutation struct {
 }
 
 // pageRecordNames are the JSON names of a page journal record.
-var pageRecordNames = jsonNames(reflect.TypeFor[pageMutation]())
+var pageRecordNames = jsonl.Names(reflect.TypeFor[pageMutation]())
 
 // apply performs m: check outside the lock, then commit under it.
 func (s *InMemoryKnowledgeStore) apply(ctx context.Context, m *pageMutation) error {
