@@ -15,7 +15,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/kgmem/kgmem/internal/errmsg"
-	"github.com/kgmem/kgmem/internal/question"
 	"github.com/kgmem/kgmem/internal/quote"
 	"github.com/kgmem/kgmem/internal/textrule"
 )
@@ -354,76 +353,18 @@ type ingestRelationGetter interface {
 	GetRelation(ctx context.Context, sourceID, targetID, relationType string) (Relation, bool, error)
 }
 
-// normalizeSurface returns s trimmed, with full-width ASCII forms narrowed,
-// every rune case-folded (Unicode simple folding) and every run of white
-// space inside replaced by sep. No other Unicode normalisation is applied.
-func normalizeSurface(s string, sep byte) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	space := false
-	for _, r := range s {
-		r = textrule.Narrow(r)
-		if unicode.IsSpace(r) {
-			space = b.Len() > 0
-			continue
-		}
-		if space {
-			b.WriteByte(sep)
-			space = false
-		}
-		b.WriteRune(textrule.FoldRune(r))
-	}
-	return b.String()
-}
-
-// nameKey is the form in which Ingest compares names and aliases.
-func nameKey(s string) string { return normalizeSurface(s, ' ') }
-
-// typeKey is the form in which Ingest stores and compares entity types:
-// normalised with '_' for white space.
-func typeKey(s string) string { return normalizeSurface(s, '_') }
-
-// relationTypeKey is the form in which Ingest stores relation types: typeKey
-// of the type with its camel-case words split and hyphens read as white
-// space, so that "WorksAt", "works-at", "works at" and "Works_At" are all
-// works_at. Runs of separators collapse to one '_'.
-func relationTypeKey(s string) string {
-	s = question.SplitCamel(s)
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		if r == '-' || r == '_' {
-			r = ' '
-		}
-		b.WriteRune(r)
-	}
-	return typeKey(b.String())
-}
-
 // relationType is the stored form of an extracted relation type: see
-// relationTypeKey and WithExactNames.
+// textrule.RelationTypeKey and WithExactNames.
 func (c *ingestConfig) relationType(s string) string {
 	if c.exact {
-		return typeKey(s)
+		return textrule.TypeKey(s)
 	}
-	return relationTypeKey(s)
+	return textrule.RelationTypeKey(s)
 }
 
-// looseNameKey is the form in which Ingest's drift rules compare names:
-// the match key of linking (case and width folded, punctuation between
-// and around words ignored: "ACME Corp." and "Acme Corp" agree), "" for a
-// name without one.
-func looseNameKey(s string) string {
-	k, _, ok := textrule.LinkKey(s)
-	if !ok {
-		return ""
-	}
-	return k
-}
-
-// entityTypeKey is typeKey with defaultEntityType for an empty type.
+// entityTypeKey is textrule.TypeKey with defaultEntityType for an empty type.
 func entityTypeKey(s string) string {
-	if t := typeKey(s); t != "" {
+	if t := textrule.TypeKey(s); t != "" {
 		return t
 	}
 	return defaultEntityType
@@ -442,7 +383,7 @@ func entityTypeKey(s string) string {
 //	DeriveEntityID("person", "张三")            == "person:张三"
 //	DeriveEntityID("", "Project Apollo")       == "entity:project_apollo"
 func DeriveEntityID(typ, name string) string {
-	n := normalizeSurface(name, '_')
+	n := textrule.Surface(name, '_')
 	if n == "" {
 		return ""
 	}
@@ -845,12 +786,12 @@ func (p *ingestPlanner) normalizeEntities(xs []ExtractedEntity) []ingestInput {
 			in.skip = "no name or ID"
 			continue
 		}
-		in.typeGiven = typeKey(x.Type) != ""
+		in.typeGiven = textrule.TypeKey(x.Type) != ""
 		in.e = Entity{
 			Name:        name,
 			Type:        entityTypeKey(x.Type),
 			Description: strings.TrimSpace(x.Description),
-			Aliases:     unionAliases(name, nil, x.Aliases),
+			Aliases:     textrule.UnionAliases(name, nil, x.Aliases),
 			Tags:        unionTags(nil, x.Tags),
 			Properties:  cloneMap(x.Properties),
 			SourceIDs:   p.sources(),
@@ -908,7 +849,7 @@ func (p *ingestPlanner) prefetch(inputs []ingestInput, rels []ExtractedRelation)
 		}
 	}
 	addSurface := func(s string) {
-		if k := nameKey(s); k != "" && !seenSurface[k] {
+		if k := textrule.NameKey(s); k != "" && !seenSurface[k] {
 			seenSurface[k] = true
 			surfaces = append(surfaces, s)
 		}
@@ -960,9 +901,9 @@ func (p *ingestPlanner) prefetch(inputs []ingestInput, rels []ExtractedRelation)
 // (normalised; "" for none) and the name it gives: a "type:name" reference
 // states its type unless the relation states another.
 func refTypeAndName(ref, refType string) (string, string) {
-	typ := typeKey(refType)
-	if t, n, ok := splitTypedRef(ref); ok && (typ == "" || typeKey(t) == typ) {
-		return typeKey(t), n
+	typ := textrule.TypeKey(refType)
+	if t, n, ok := splitTypedRef(ref); ok && (typ == "" || textrule.TypeKey(t) == typ) {
+		return textrule.TypeKey(t), n
 	}
 	return typ, ref
 }
@@ -975,13 +916,13 @@ func (p *ingestPlanner) loadCandidates(surfaces []string) error {
 	}
 	want := make(map[string]bool, 2*len(surfaces))
 	for _, s := range surfaces {
-		want[nameKey(s)] = true
-		if lk := looseNameKey(s); lk != "" && !p.cfg.exact {
+		want[textrule.NameKey(s)] = true
+		if lk := textrule.LooseNameKey(s); lk != "" && !p.cfg.exact {
 			want[anyLooseKey(lk)] = true
 		}
 	}
 	wanted := func(s string) bool {
-		return want[nameKey(s)] || (!p.cfg.exact && want[anyLooseKey(looseNameKey(s))])
+		return want[textrule.NameKey(s)] || (!p.cfg.exact && want[anyLooseKey(textrule.LooseNameKey(s))])
 	}
 	keep := func(e Entity) {
 		match := wanted(e.Name)
@@ -1023,7 +964,7 @@ func (p *ingestPlanner) loadCandidates(surfaces []string) error {
 	keywords := make([]string, 0, 2*len(surfaces))
 	for _, s := range surfaces {
 		keywords = append(keywords, s)
-		if k := nameKey(s); k != s {
+		if k := textrule.NameKey(s); k != s {
 			keywords = append(keywords, k)
 		}
 	}
@@ -1087,7 +1028,7 @@ func (p *ingestPlanner) file(ent *ingestEntity) {
 // repeated entry changes no candidate set and an entity files a name at
 // most a few times (see merge).
 func (p *ingestPlanner) fileName(ent *ingestEntity, s string, alias bool) {
-	k := nameKey(s)
+	k := textrule.NameKey(s)
 	if k == "" {
 		return
 	}
@@ -1098,9 +1039,9 @@ func (p *ingestPlanner) fileName(ent *ingestEntity, s string, alias bool) {
 		keys[2] = placeholderNameKey(k)
 	}
 	if !p.cfg.exact {
-		lk := looseNameKey(s)
+		lk := textrule.LooseNameKey(s)
 		keys[3], keys[4] = typedLooseKey(typ, lk), anyLooseKey(lk)
-		if fam := typeFamily(typ); fam != "" {
+		if fam := textrule.TypeFamily(typ); fam != "" {
 			keys[5], keys[6] = familyKey(fam, k), familyKey(fam, "~"+lk)
 		}
 	}
@@ -1195,10 +1136,10 @@ func (p *ingestPlanner) resolveEntity(in *ingestInput) (id string, ambiguous []s
 			p.candidates(c, key(a), true, filter)
 		}
 	}
-	byName(func(s string) string { return typedNameKey(in.e.Type, nameKey(s)) }, nil)
+	byName(func(s string) string { return typedNameKey(in.e.Type, textrule.NameKey(s)) }, nil)
 	if len(c) == 0 {
 		// Entities filed as placeholders may have been merged into since.
-		byName(func(s string) string { return placeholderNameKey(nameKey(s)) }, func(ent *ingestEntity) bool { return ent.placeholder() })
+		byName(func(s string) string { return placeholderNameKey(textrule.NameKey(s)) }, func(ent *ingestEntity) bool { return ent.placeholder() })
 	}
 	if len(c) > 0 || p.cfg.exact {
 		id, ambiguous := p.choose(c, false)
@@ -1209,20 +1150,20 @@ func (p *ingestPlanner) resolveEntity(in *ingestInput) (id string, ambiguous []s
 	// another type of the same family (person and human) under the name,
 	// then a looser one; an untyped entity so named; and, for an untyped
 	// mention, an entity of any type.
-	typ, fam := in.e.Type, typeFamily(in.e.Type)
+	typ, fam := in.e.Type, textrule.TypeFamily(in.e.Type)
 	levels := []func(name string) string{ // familyKey is "" for a type in no family: the level is skipped
-		func(s string) string { return typedLooseKey(typ, looseNameKey(s)) },
-		func(s string) string { return familyKey(fam, nameKey(s)) },
-		func(s string) string { return familyKey(fam, "~"+looseNameKey(s)) },
+		func(s string) string { return typedLooseKey(typ, textrule.LooseNameKey(s)) },
+		func(s string) string { return familyKey(fam, textrule.NameKey(s)) },
+		func(s string) string { return familyKey(fam, "~"+textrule.LooseNameKey(s)) },
 	}
 	if typ != defaultEntityType {
 		levels = append(levels,
-			func(s string) string { return typedNameKey(defaultEntityType, nameKey(s)) },
-			func(s string) string { return typedLooseKey(defaultEntityType, looseNameKey(s)) })
+			func(s string) string { return typedNameKey(defaultEntityType, textrule.NameKey(s)) },
+			func(s string) string { return typedLooseKey(defaultEntityType, textrule.LooseNameKey(s)) })
 	} else {
 		levels = append(levels,
-			func(s string) string { return anyNameKey(nameKey(s)) },
-			func(s string) string { return anyLooseKey(looseNameKey(s)) })
+			func(s string) string { return anyNameKey(textrule.NameKey(s)) },
+			func(s string) string { return anyLooseKey(textrule.LooseNameKey(s)) })
 	}
 	for _, key := range levels {
 		id, n := "", 0
@@ -1258,33 +1199,6 @@ func (p *ingestPlanner) unique(key, id string, n int) (string, int) {
 	return id, n
 }
 
-// typeFamilies groups entity types (typeKey) that name one kind of thing,
-// as models and the common named-entity label sets spell it: a mention of
-// one merges into an entity of another by the drift rules.
-var typeFamilies = func() map[string]string {
-	m := make(map[string]string)
-	for fam, types := range map[string][]string{
-		"person":       {"person", "human", "people", "individual", "per", "man", "woman"},
-		"organization": {"organization", "organisation", "org", "company", "corporation", "business", "firm", "enterprise", "institution", "agency", "university", "college", "school", "educational_institution"},
-		"location":     {"location", "place", "loc", "gpe", "city", "town", "country", "nation", "region", "area", "geo"},
-		"work":         {"work", "work_of_art", "creative_work", "film", "movie", "book", "novel", "literary_work", "song", "album"},
-		"time":         {"date", "time", "year"},
-		"event":        {"event"},
-		"人":            {"人", "人物", "人员"},
-		"组织":           {"组织", "机构", "公司", "企业"},
-		"地点":           {"地点", "地方", "城市", "国家", "地区"},
-	} {
-		for _, t := range types {
-			m[t] = fam
-		}
-	}
-	return m
-}()
-
-// typeFamily returns the family of an entity type (typeKey), "" for a type
-// in none.
-func typeFamily(typ string) string { return typeFamilies[typ] }
-
 // familyKey files names by the family of their entity's type.
 func familyKey(fam, key string) string {
 	if fam == "" || key == "" || key == "~" {
@@ -1300,7 +1214,7 @@ func (p *ingestPlanner) driftReason(name, typ string, ent *ingestEntity) string 
 	if held := entityTypeKey(ent.e.Type); typ != "" && held != typ {
 		parts = append(parts, fmt.Sprintf("type %s read as %s", quote.Value(typ), quote.Value(held)))
 	}
-	if k := nameKey(name); k != nameKey(ent.e.Name) && !slices.ContainsFunc(ent.e.Aliases, func(a string) bool { return nameKey(a) == k }) {
+	if k := textrule.NameKey(name); k != textrule.NameKey(ent.e.Name) && !slices.ContainsFunc(ent.e.Aliases, func(a string) bool { return textrule.NameKey(a) == k }) {
 		parts = append(parts, fmt.Sprintf("name %s read as %s", quote.Value(name), quote.Value(ent.e.Name)))
 	}
 	if len(parts) == 0 {
@@ -1381,7 +1295,7 @@ func (p *ingestPlanner) merge(ent *ingestEntity, in *ingestInput) {
 	if st == nil || st.name != e.Name || st.typ != entityTypeKey(e.Type) {
 		// First merge, or the name or type changed: rebuild the state from
 		// e and file everything under the (new) name and type.
-		st = &mergeState{name: e.Name, typ: entityTypeKey(e.Type), keys: map[string]struct{}{nameKey(e.Name): {}}}
+		st = &mergeState{name: e.Name, typ: entityTypeKey(e.Type), keys: map[string]struct{}{textrule.NameKey(e.Name): {}}}
 		ent.merged = st
 		aliases := e.Aliases
 		e.Aliases = nil
@@ -1445,7 +1359,7 @@ func (p *ingestPlanner) merge(ent *ingestEntity, in *ingestInput) {
 // nameKey is the name's or another alias's, and reports what it appended.
 func (st *mergeState) addAlias(e *Entity, a string) (string, bool) {
 	a = strings.TrimSpace(a)
-	k := nameKey(a)
+	k := textrule.NameKey(a)
 	if k == "" {
 		return "", false
 	}
@@ -1455,24 +1369,6 @@ func (st *mergeState) addAlias(e *Entity, a string) (string, bool) {
 	st.keys[k] = struct{}{}
 	e.Aliases = append(e.Aliases, a)
 	return a, true
-}
-
-// unionAliases returns the aliases of existing and then of added, trimmed,
-// without empty ones, duplicates or ones equal to name (all compared by
-// nameKey).
-func unionAliases(name string, existing, added []string) []string {
-	seen := map[string]bool{nameKey(name): true}
-	var out []string
-	for _, list := range [2][]string{existing, added} {
-		for _, a := range list {
-			a = strings.TrimSpace(a)
-			if k := nameKey(a); k != "" && !seen[k] {
-				seen[k] = true
-				out = append(out, a)
-			}
-		}
-	}
-	return out
 }
 
 // unionTags returns the tags of existing and then of added, normalised as
@@ -1534,14 +1430,14 @@ func (p *ingestPlanner) resolveRef(ref, refType string) endpoint {
 	// ones (typed, any type).
 	var keys [4]string
 	if typ != "" {
-		keys[0] = typedNameKey(typ, nameKey(name))
+		keys[0] = typedNameKey(typ, textrule.NameKey(name))
 	}
-	keys[1] = anyNameKey(nameKey(ref))
+	keys[1] = anyNameKey(textrule.NameKey(ref))
 	if !p.cfg.exact {
 		if typ != "" {
-			keys[2] = typedLooseKey(typ, looseNameKey(name))
+			keys[2] = typedLooseKey(typ, textrule.LooseNameKey(name))
 		}
-		keys[3] = anyLooseKey(looseNameKey(ref))
+		keys[3] = anyLooseKey(textrule.LooseNameKey(ref))
 	}
 	var lens [4]int
 	for i, k := range keys {
@@ -1688,7 +1584,7 @@ func (p *ingestPlanner) planRelations(xs []ExtractedRelation) error {
 				p.report.Unified = append(p.report.Unified, UnifiedItem{Kind: SkippedRelation, Index: i, Ref: refs[j], Into: e.id, Reason: e.drift})
 			}
 		}
-		if written := typeKey(x.Type); written != typ && !p.respelled[written] {
+		if written := textrule.TypeKey(x.Type); written != typ && !p.respelled[written] {
 			if p.respelled == nil {
 				p.respelled = make(map[string]bool)
 			}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/kgmem/kgmem/internal/quote"
+	"github.com/kgmem/kgmem/internal/textrule"
 )
 
 var _ EntityMerger = (*InMemoryGraph)(nil)
@@ -142,7 +143,7 @@ func mergeEntity(into, from Entity) Entity {
 	if e.Description == "" {
 		e.Description = from.Description
 	}
-	e.Aliases = unionAliases(into.Name, into.Aliases, append([]string{from.Name}, from.Aliases...))
+	e.Aliases = textrule.UnionAliases(into.Name, into.Aliases, append([]string{from.Name}, from.Aliases...))
 	e.Tags = unionTags(into.Tags, from.Tags)
 	e.SourceIDs = unionSources(into.SourceIDs, from.SourceIDs)
 	for k, v := range from.Properties {

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kgmem/kgmem/internal/quote"
+	"github.com/kgmem/kgmem/internal/textrule"
 )
 
 // WithSingleValuedTypes declares, for one Ingest call, relation types of
@@ -21,13 +22,13 @@ func WithSingleValuedTypes(types ...string) IngestOption {
 	types = slices.Clone(types)
 	return ingestOptionFunc(func(c *ingestConfig) {
 		for _, t := range types {
-			k := typeKey(t)
+			k := textrule.TypeKey(t)
 			if k == "" || !utf8.ValidString(t) {
 				c.fail("ingest: WithSingleValuedTypes: relation type %s is empty, only white space or not valid UTF-8", quote.Value(t))
 				return
 			}
 			c.singleValued = append(c.singleValued, k)
-			if rk := relationTypeKey(t); rk != k {
+			if rk := textrule.RelationTypeKey(t); rk != k {
 				c.singleValued = append(c.singleValued, rk) // as stored unless WithExactNames
 			}
 		}
@@ -200,7 +201,7 @@ func (p *ingestPlanner) supersede() error {
 	types := slices.Clone(p.cfg.singleValued)
 	if d, ok := p.g.(SingleValuedDeclarer); ok {
 		for _, t := range d.SingleValuedTypes() {
-			types = append(types, t, typeKey(t), relationTypeKey(t))
+			types = append(types, t, textrule.TypeKey(t), textrule.RelationTypeKey(t))
 		}
 	}
 	if len(types) == 0 {

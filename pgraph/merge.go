@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/kgmem/kgmem"
@@ -193,7 +192,7 @@ func mergeEntity(into, from kgmem.Entity) kgmem.Entity {
 	if e.Description == "" {
 		e.Description = from.Description
 	}
-	e.Aliases = unionAliases(into.Name, into.Aliases, append([]string{from.Name}, from.Aliases...))
+	e.Aliases = textrule.UnionAliases(into.Name, into.Aliases, append([]string{from.Name}, from.Aliases...))
 	e.Tags = append(slices.Clip(into.Tags), from.Tags...)
 	e.SourceIDs = union(into.SourceIDs, from.SourceIDs)
 	for k, v := range from.Properties {
@@ -242,26 +241,3 @@ func union(a, b []string) []string {
 	}
 	return out
 }
-
-// unionAliases returns the aliases of existing and then of added, trimmed,
-// without empty ones, duplicates or ones equal to name, all compared by
-// nameKey, as kgmem's merges compare them.
-func unionAliases(name string, existing, added []string) []string {
-	seen := map[string]bool{nameKey(name): true}
-	var out []string
-	for _, list := range [2][]string{existing, added} {
-		for _, a := range list {
-			a = strings.TrimSpace(a)
-			if k := nameKey(a); k != "" && !seen[k] {
-				seen[k] = true
-				out = append(out, a)
-			}
-		}
-	}
-	return out
-}
-
-// nameKey is the form in which kgmem.Ingest and Merge compare names and
-// aliases: folded (textrule.Fold), trimmed, runs of white space collapsed
-// to one space.
-func nameKey(s string) string { return strings.Join(strings.Fields(textrule.Fold(s)), " ") }

@@ -3,7 +3,6 @@ package question
 import (
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/kgmem/kgmem/internal/textrule"
@@ -191,28 +190,13 @@ func splitName(name string) []NamePart {
 		if si < len(segs)-1 {
 			weight = domainWeight
 		}
-		parts = append(parts, segmentParts(SplitCamel(seg), weight)...)
+		parts = append(parts, segmentParts(textrule.SplitCamel(seg), weight)...)
 	}
 	if len(parts) == 0 {
 		return nil
 	}
 	// Only the last segment's words, when it has any, weigh 1.
 	return parts
-}
-
-// SplitCamel inserts a space at each lower-to-upper case change, so that
-// "directedBy" reads as "directed By".
-func SplitCamel(s string) string {
-	var b strings.Builder
-	prevLower := false
-	for _, r := range s {
-		if unicode.IsUpper(r) && prevLower {
-			b.WriteByte(' ')
-		}
-		prevLower = unicode.IsLower(r) || unicode.IsDigit(r)
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 func segmentParts(seg string, weight float64) []NamePart {

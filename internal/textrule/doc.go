@@ -3,7 +3,8 @@
 // keyword search and linking compare text in, the tokenizer of content
 // search, the units and match keys entity linking looks names up by, the
 // light English stemmer and the built-in lexicon that question analysis
-// reads, and the tag and keyword rules. A backend that applies them finds,
+// reads, the tag and keyword rules, and the forms Ingest and Merge compare
+// names, aliases and types in (surface.go). A backend that applies them finds,
 // links and stores exactly what InMemoryGraph does.
 //
 // Every function is pure and safe for concurrent use; the tables the rules
