@@ -10,6 +10,7 @@ import (
 	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/kgmem/kgmem/internal/quote"
 	"github.com/kgmem/kgmem/internal/textrule"
+	"github.com/kgmem/kgmem/internal/traverse"
 )
 
 // This file is for the authors of backends: graphs on other storage, such
@@ -121,7 +122,7 @@ func TraversePaths(ctx context.Context, n Neighborhood, sourceID, targetID strin
 		budget = defaultPathBudget
 	}
 	st := newNeighborStep(n, opts.RelationTypes, opts.AsOf)
-	return searchPaths(ctx, new(pathSearch), st, st.intern(sourceID), st.intern(targetID), opts, budget)
+	return searchPaths(ctx, new(traverse.PathSearch), st, st.intern(sourceID), st.intern(targetID), opts, budget)
 }
 
 // Clock is implemented by graph backends and Neighborhoods that have their

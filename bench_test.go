@@ -23,6 +23,7 @@ import (
 
 	"github.com/kgmem/kgmem/internal/benchgraph"
 	"github.com/kgmem/kgmem/internal/qaset"
+	"github.com/kgmem/kgmem/internal/traverse"
 )
 
 // benchRareTerm appears in exactly benchRarePages pages of every generated
@@ -397,14 +398,16 @@ func BenchmarkGetRelated(b *testing.B) {
 // enumeration of simple paths from src with the same pruning (a partial
 // path scoring below the k-th best complete path is abandoned) and the same
 // ranking. It returns the same answer as FindPaths when nothing truncates.
-func dfsPaths(g *InMemoryGraph, src, dst string, opts PathOptions) []candidate {
+func dfsPaths(g *InMemoryGraph, src, dst string, opts PathOptions) []traverse.Path {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	st := g.step(opts.RelationTypes, opts.AsOf)
-	ps := &pathSearch{st: st, k: opts.MaxPaths}
-	if ps.k == 0 {
-		ps.k = defaultMaxPaths
+	var best traverse.Best
+	k := opts.MaxPaths
+	if k == 0 {
+		k = defaultMaxPaths
 	}
+	best.Reset(st, k)
 	target := g.ids[dst]
 	nodes := []int32{g.ids[src]}
 	var rels []int32
@@ -412,7 +415,7 @@ func dfsPaths(g *InMemoryGraph, src, dst string, opts PathOptions) []candidate {
 	walk = func(score float64) {
 		at := nodes[len(nodes)-1]
 		if at == target {
-			ps.consider(candidate{nodes: slices.Clone(nodes), rels: slices.Clone(rels), score: score})
+			best.Add(traverse.Path{Nodes: nodes, Rels: rels, Score: score})
 			return
 		}
 		if len(rels) == opts.MaxHops {
@@ -423,12 +426,12 @@ func dfsPaths(g *InMemoryGraph, src, dst string, opts PathOptions) []candidate {
 			w       float64
 		}
 		var steps []step
-		_, _, _ = st.expand(context.Background(), nodes[len(nodes)-1:], opts.Direction, math.MaxInt, func(_ int, to, rel int32, w float64) {
+		_, _, _ = st.Expand(context.Background(), nodes[len(nodes)-1:], traverse.Dir(opts.Direction), math.MaxInt, func(_ int, to, rel int32, w float64) {
 			steps = append(steps, step{to, rel, w})
 		})
 		for _, s := range steps {
 			next := score * s.w
-			if next < ps.threshold() || slices.Contains(nodes, s.to) {
+			if next < best.Threshold() || slices.Contains(nodes, s.to) {
 				continue
 			}
 			nodes, rels = append(nodes, s.to), append(rels, s.rel)
@@ -437,7 +440,7 @@ func dfsPaths(g *InMemoryGraph, src, dst string, opts PathOptions) []candidate {
 		}
 	}
 	walk(1)
-	return ps.best
+	return best.Paths()
 }
 
 // pathPairs returns source/target pairs of f's graph that are joined by a
@@ -526,12 +529,13 @@ func BenchmarkFindPaths(b *testing.B) {
 func pathWork(tb testing.TB, g *InMemoryGraph, src, dst string, opts PathOptions) (scans, joins, partials int, truncated bool) {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	ps := new(pathSearch)
+	ps := new(traverse.PathSearch)
 	_, truncated, err := findPaths(context.Background(), ps, g.step(opts.RelationTypes, AsOf{}), g.ids[src], g.ids[dst], opts, g.pathBudget)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return g.pathBudget - ps.scans, g.pathBudget - ps.joins, len(ps.fwd.parts) + len(ps.bwd.parts), truncated
+	stats := ps.Stats()
+	return g.pathBudget - stats.ScansLeft, g.pathBudget - stats.JoinsLeft, stats.Partials, truncated
 }
 
 // benchPathWork times FindPaths from src to dst on g and reports, beside

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kgmem/kgmem/internal/quote"
+	"github.com/kgmem/kgmem/internal/traverse"
 
 	"github.com/kgmem/kgmem/internal/errmsg"
 )
@@ -22,22 +23,9 @@ import (
 // about ordering, ties and caps lives in the algorithms, so every backend
 // that implements stepper returns the same answers.
 type stepper interface {
-	// expand calls visit once for every relation that leaves an entity of
-	// frontier in direction dir and passes the stepper's relation-type
-	// filter: from is the index in frontier, to the handle of the entity at
-	// the relation's other end, rel the relation's handle and w its weight.
-	// An entity that appears at several indexes of frontier has its
-	// relations visited once for each.
-	//
-	// It scans at most limit relations, counting those the type filter
-	// drops where it sees them, and returns how many it scanned and whether
-	// it stopped at limit with relations left. It checks ctx at least every
-	// scanCheckEvery relations and returns ctx.Err() when it is cancelled.
-	expand(ctx context.Context, frontier []int32, dir Direction, limit int, visit func(from int, to, rel int32, w float64)) (scanned int, cut bool, err error)
-	// id returns the entity ID behind node handle n.
-	id(n int32) string
-	// compareRels orders relation handles by relation key.
-	compareRels(a, b int32) int
+	// Expand, ID and CompareRels are what the path search needs (see
+	// traverse.Stepper); Expand checks ctx every scanCheckEvery relations.
+	traverse.Stepper
 	// entity returns a copy of the entity behind node handle n.
 	entity(n int32) Entity
 	// relation returns a copy of the relation behind relation handle r.
@@ -195,7 +183,7 @@ func rankRelated(ctx context.Context, st stepper, t *traversal, start int32, opt
 		if fast {
 			next, err = t.expandAll(ctx, ms, level, opts.Direction, cur, next)
 		} else {
-			_, _, err = st.expand(ctx, level, opts.Direction, math.MaxInt, func(from int, to, rel int32, w float64) {
+			_, _, err = st.Expand(ctx, level, traverse.Dir(opts.Direction), math.MaxInt, func(from int, to, rel int32, w float64) {
 				if int(to) >= len(t.stamp) {
 					t.grow(int(to) + 1)
 				}
@@ -214,7 +202,7 @@ func rankRelated(ctx context.Context, st stepper, t *traversal, start int32, opt
 				if c := cmp.Compare(t.score[b], t.score[a]); c != 0 {
 					return c
 				}
-				return strings.Compare(st.id(a), st.id(b))
+				return strings.Compare(st.ID(a), st.ID(b))
 			})
 			if err != nil {
 				return nil, hop, err
@@ -349,14 +337,14 @@ func (t *traversal) better(st stepper, score float64, u, rel, v int32) bool {
 	}
 	p := t.parent[v]
 	if u == p {
-		return st.compareRels(rel, t.prel[v]) < 0
+		return st.CompareRels(rel, t.prel[v]) < 0
 	}
 	// u and p sit at the same hop and their paths share the start: walk up
 	// to the first position where the paths differ.
 	for t.parent[u] != t.parent[p] {
 		u, p = t.parent[u], t.parent[p]
 	}
-	return strings.Compare(st.id(u), st.id(p)) < 0
+	return strings.Compare(st.ID(u), st.ID(p)) < 0
 }
 
 // materializeCheckEvery is how many results materialize builds between two
@@ -382,7 +370,7 @@ func (t *traversal) materialize(ctx context.Context, st stepper, start int32, ra
 	ids := make([]string, hops+len(ranked))
 	rels := make([]Relation, hops)
 	out := make([]ScoredEntity, len(ranked))
-	startID := st.id(start)
+	startID := st.ID(start)
 	for i, r := range ranked {
 		if i&(materializeCheckEvery-1) == materializeCheckEvery-1 {
 			if err := ctx.Err(); err != nil {
@@ -401,7 +389,7 @@ func (t *traversal) materialize(ctx context.Context, st stepper, start int32, ra
 				prs[j] = cloneRelation(prev.Relations[j])
 			}
 		}
-		path[k] = st.id(v)
+		path[k] = st.ID(v)
 		prs[k-1] = st.relation(t.prel[v])
 		t.pos[v] = int32(i)
 		out[i] = ScoredEntity{Entity: st.entity(v), Score: r.score, Path: path, Relations: prs}
@@ -522,8 +510,10 @@ func (g *InMemoryGraph) step(types []string, a AsOf) *memStep {
 	return s
 }
 
-// expand reports, under Both, a self-loop once: from the out list.
-func (s *memStep) expand(ctx context.Context, frontier []int32, dir Direction, limit int, visit func(int, int32, int32, float64)) (int, bool, error) {
+// Expand implements traverse.Stepper. Under Both it reports a self-loop
+// once: from the out list.
+func (s *memStep) Expand(ctx context.Context, frontier []int32, td traverse.Dir, limit int, visit func(int, int32, int32, float64)) (int, bool, error) {
+	dir := Direction(td)
 	nodes := s.g.nodes
 	scanned, check := 0, scanCheckEvery
 	for i, u := range frontier {
@@ -593,11 +583,11 @@ func (s *memStep) scan(from int, list []adj, skip int32, visit func(int, int32, 
 
 func (s *memStep) prepare(context.Context, []rankedNode) error { return nil }
 
-func (s *memStep) id(n int32) string         { return s.g.nodes[n].id }
+func (s *memStep) ID(n int32) string         { return s.g.nodes[n].id }
 func (s *memStep) entity(n int32) Entity     { return s.g.nodes[n].entity() }
 func (s *memStep) relation(r int32) Relation { return s.g.relation(r) }
 
-func (s *memStep) compareRels(a, b int32) int {
+func (s *memStep) CompareRels(a, b int32) int {
 	ra, rb := &s.g.rels[a], &s.g.rels[b]
 	nodes, names := s.g.nodes, s.g.types.names
 	if c := strings.Compare(nodes[ra.src].id, nodes[rb.src].id); c != 0 {

@@ -21,6 +21,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/kgmem/kgmem/internal/traverse"
 )
 
 // bowTie returns the entities and relations of src → a_i → hub → b_i → dst
@@ -146,11 +148,11 @@ func TestFindPathsNearTiesBounded(t *testing.T) {
 		t.Errorf("FindPaths took %v and %d MiB", took, alloc>>20)
 	}
 	g.mu.RLock()
-	ps := new(pathSearch)
+	ps := new(traverse.PathSearch)
 	_, _, err = findPaths(ctx, ps, g.step(nil, AsOf{}), g.ids["src"], g.ids["dst"], PathOptions{MaxHops: 4}, budget)
 	g.mu.RUnlock()
-	if err != nil || ps.joins != 0 || !ps.joinCut {
-		t.Errorf("%v: %d of %d joins left, cut %v", err, ps.joins, budget, ps.joinCut)
+	if stats := ps.Stats(); err != nil || stats.JoinsLeft != 0 || !stats.JoinCut {
+		t.Errorf("%v: %d of %d joins left, cut %v", err, stats.JoinsLeft, budget, stats.JoinCut)
 	}
 
 	// Without a budget, a cancelled call returns promptly with ctx.Err().
@@ -270,8 +272,8 @@ type countStep struct {
 	scanned, visited int
 }
 
-func (s *countStep) expand(ctx context.Context, frontier []int32, dir Direction, limit int, visit func(int, int32, int32, float64)) (int, bool, error) {
-	n, cut, err := s.stepper.expand(ctx, frontier, dir, limit, func(from int, to, rel int32, w float64) {
+func (s *countStep) Expand(ctx context.Context, frontier []int32, dir traverse.Dir, limit int, visit func(int, int32, int32, float64)) (int, bool, error) {
+	n, cut, err := s.stepper.Expand(ctx, frontier, dir, limit, func(from int, to, rel int32, w float64) {
 		s.visited++
 		visit(from, to, rel, w)
 	})
@@ -292,14 +294,14 @@ func TestFindPathsBudgetCountsScans(t *testing.T) {
 	for _, types := range [][]string{nil, {"t", "u"}} {
 		for _, budget := range []int{1, 1000, 50_000} {
 			st := &countStep{stepper: g.step(types, AsOf{})}
-			ps := new(pathSearch)
+			ps := new(traverse.PathSearch)
 			best, truncated, err := findPaths(ctx, ps, st, g.ids["src"], g.ids["dst"], PathOptions{MaxHops: 10, RelationTypes: types}, budget)
 			if err != nil || !truncated {
 				t.Fatalf("types %q, budget %d: truncated %v, %v", types, budget, truncated, err)
 			}
-			if st.scanned > budget || st.visited > st.scanned || len(ps.fwd.parts)+len(ps.bwd.parts) > budget+2 {
+			if st.scanned > budget || st.visited > st.scanned || ps.Stats().Partials > budget+2 {
 				t.Errorf("types %q, budget %d: scanned %d, visited %d, built %d partial paths",
-					types, budget, st.scanned, st.visited, len(ps.fwd.parts)+len(ps.bwd.parts))
+					types, budget, st.scanned, st.visited, ps.Stats().Partials)
 			}
 			if budget >= 1000 && len(best) != 3 {
 				t.Errorf("types %q, budget %d: %d paths, want the 3 direct ones", types, budget, len(best))
@@ -309,12 +311,12 @@ func TestFindPathsBudgetCountsScans(t *testing.T) {
 	// Relations of another type are scanned and dropped: here the source's
 	// 103, and then nothing is left to grow.
 	st := &countStep{stepper: g.step([]string{"u"}, AsOf{})}
-	best, truncated, err := findPaths(ctx, new(pathSearch), st, g.ids["src"], g.ids["dst"], PathOptions{MaxHops: 10, RelationTypes: []string{"u"}}, 1000)
+	best, truncated, err := findPaths(ctx, new(traverse.PathSearch), st, g.ids["src"], g.ids["dst"], PathOptions{MaxHops: 10, RelationTypes: []string{"u"}}, 1000)
 	if err != nil || truncated || len(best) != 0 || st.scanned != 103 || st.visited != 0 {
 		t.Errorf("nothing of type u: %d paths, scanned %d, visited %d, truncated %v, %v", len(best), st.scanned, st.visited, truncated, err)
 	}
 	st = &countStep{stepper: g.step([]string{"u"}, AsOf{})}
-	_, truncated, _ = findPaths(ctx, new(pathSearch), st, g.ids["src"], g.ids["dst"], PathOptions{MaxHops: 10, RelationTypes: []string{"u"}}, 100)
+	_, truncated, _ = findPaths(ctx, new(traverse.PathSearch), st, g.ids["src"], g.ids["dst"], PathOptions{MaxHops: 10, RelationTypes: []string{"u"}}, 100)
 	if !truncated || st.scanned != 100 {
 		t.Errorf("nothing of type u, budget 100: scanned %d, truncated %v", st.scanned, truncated)
 	}
@@ -401,7 +403,7 @@ func TestTraversePathsBounded(t *testing.T) {
 		t.Fatalf("budget 1000: %d paths, truncated %v, %v", len(res.Paths), res.Truncated, err)
 	}
 	st := newNeighborStep(n, nil, AsOf{})
-	best, truncated, err := findPaths(ctx, new(pathSearch), st, st.intern("src"), st.intern("dst"), PathOptions{MaxHops: 10}, 1000)
+	best, truncated, err := findPaths(ctx, new(traverse.PathSearch), st, st.intern("src"), st.intern("dst"), PathOptions{MaxHops: 10}, 1000)
 	if err != nil || !truncated || len(best) != 3 || len(st.rels) > 1000 {
 		t.Fatalf("budget 1000: %d paths, truncated %v, %v; kept %d relations", len(best), truncated, err, len(st.rels))
 	}
@@ -415,7 +417,7 @@ func TestTraversePathsBounded(t *testing.T) {
 	defer cancel()
 	n.cancelAfter, n.cancel = cancelAfter, cancel
 	st = newNeighborStep(n, nil, AsOf{})
-	_, _, err = findPaths(cctx, new(pathSearch), st, st.intern("src"), st.intern("dst"), PathOptions{MaxHops: 10}, math.MaxInt)
+	_, _, err = findPaths(cctx, new(traverse.PathSearch), st, st.intern("src"), st.intern("dst"), PathOptions{MaxHops: 10}, math.MaxInt)
 	if !errors.Is(err, context.Canceled) || len(st.rels) > cancelAfter+2*scanCheckEvery {
 		t.Fatalf("cancelled: %v, kept %d relations of %d reported", err, len(st.rels), n.reported)
 	}
@@ -445,12 +447,12 @@ func (s *cancelStep) stop() {
 	}
 }
 
-func (s *cancelStep) id(n int32) string {
+func (s *cancelStep) ID(n int32) string {
 	s.ids++
 	if s.ids == s.cancelAfterIDs {
 		s.stop()
 	}
-	return s.stepper.id(n)
+	return s.stepper.ID(n)
 }
 
 func (s *cancelStep) entity(n int32) Entity {
@@ -694,43 +696,5 @@ func TestFindPathsTiesMatchEnumeration(t *testing.T) {
 				t.Fatalf("round %d %+v:\ngot  %v\nwant %v", round, opts, res.Paths, want)
 			}
 		}
-	}
-}
-
-// TestPathArenaStaysSmall offers paths of rising score, so that every one
-// enters the answer and pushes an earlier one out, except one early path,
-// which beats them all: the candidates' arena must recycle the space of those
-// that dropped out and keep the survivors intact.
-func TestPathArenaStaysSmall(t *testing.T) {
-	var es []Entity
-	for i := range 50 {
-		es = append(es, Entity{ID: fmt.Sprintf("e%02d", i)})
-	}
-	g := buildGraph(t, es, nil)
-	g.mu.RLock()
-	defer g.mu.RUnlock()
-	ps := &pathSearch{st: g.step(nil, AsOf{}), k: 3}
-	rng := rand.New(rand.NewPCG(3, 3))
-	var all []candidate
-	for i := range 20_000 {
-		c := candidate{score: float64(i) / 20_000}
-		if i == 100 {
-			c.score = 2
-		}
-		for range 2 + rng.IntN(8) {
-			c.nodes = append(c.nodes, int32(rng.IntN(len(es))))
-		}
-		c.rels = make([]int32, len(c.nodes)-1)
-		all = append(all, c)
-		scratch := candidate{nodes: slices.Clone(c.nodes), rels: slices.Clone(c.rels), score: c.score}
-		ps.consider(ps.store(scratch))
-		clear(scratch.nodes) // the arena holds copies
-	}
-	slices.SortFunc(all, ps.compare)
-	if !reflect.DeepEqual(all[:3], ps.best) {
-		t.Fatalf("best %v, want %v", ps.best, all[:3])
-	}
-	if n := cap(ps.arena) + cap(ps.spareArena); n > 1024 {
-		t.Errorf("the arena holds %d handles for 3 paths of at most 19", n)
 	}
 }

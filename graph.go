@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kgmem/kgmem/internal/textrule"
+	"github.com/kgmem/kgmem/internal/traverse"
 )
 
 var errClosed = fmt.Errorf("kgmem: graph: %w", ErrClosed)
@@ -142,6 +143,10 @@ const (
 	Both
 )
 
+// The searches of internal/traverse take a Direction as a traverse.Dir,
+// which has the same values: this fails to compile if they differ.
+var _ = [1]struct{}{}[uint8(Outgoing^Direction(traverse.Out))|uint8(Incoming^Direction(traverse.In))|uint8(Both^Direction(traverse.Both))]
+
 // String returns "outgoing", "incoming", "both", or "Direction(n)" for a
 // value that is none of them.
 func (d Direction) String() string {
@@ -154,17 +159,6 @@ func (d Direction) String() string {
 		return "both"
 	}
 	return fmt.Sprintf("Direction(%d)", uint8(d))
-}
-
-// reverse returns the direction that walks the same relations from the other end.
-func (d Direction) reverse() Direction {
-	switch d {
-	case Outgoing:
-		return Incoming
-	case Incoming:
-		return Outgoing
-	}
-	return d
 }
 
 func (d Direction) valid() bool { return d <= Both }

@@ -102,7 +102,7 @@ type InMemoryGraph struct {
 	singleValued atomic.Pointer[[]string] // sorted, distinct; set by NewInMemoryGraph and a memory's schema
 
 	scratch     sync.Pool     // *traversal scratch space, reused across calls; holds no graph state
-	pathScratch sync.Pool     // *pathSearch scratch space, likewise
+	pathScratch sync.Pool     // *traverse.PathSearch scratch space, likewise
 	walkers     chan *walker  // idle scratch space of the graph channel; see getWalker
 	typeWords   typeWordCache // relation types' words, for page spreading; see spread.go
 

@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/kgmem/kgmem/internal/traverse"
 )
 
 // expandAll is the hop of rankRelated over the in-memory graph when every
@@ -69,7 +71,7 @@ func compareSort(ctx context.Context, st stepper, ranked []rankedNode) error {
 		case a.hop != b.hop:
 			return cmp.Compare(a.hop, b.hop)
 		}
-		return strings.Compare(st.id(a.n), st.id(b.n))
+		return strings.Compare(st.ID(a.n), st.ID(b.n))
 	})
 }
 
@@ -133,7 +135,7 @@ func (t *traversal) rankSort(ctx context.Context, st stepper, ranked []rankedNod
 			j++
 		}
 		if j-i > 1 {
-			err := sortCtx(ctx, src[i:j], func(a, b rankedNode) int { return strings.Compare(st.id(a.n), st.id(b.n)) })
+			err := sortCtx(ctx, src[i:j], func(a, b rankedNode) int { return strings.Compare(st.ID(a.n), st.ID(b.n)) })
 			if err != nil {
 				return nil, err
 			}
@@ -309,13 +311,13 @@ func (t *traversal) snapshot(ctx context.Context, g *InMemoryGraph, start int32,
 	return res, nil
 }
 
-// degree implements degreer.
-func (s *memStep) degree(n int32, dir Direction) int {
+// Degree implements traverse.Degreer.
+func (s *memStep) Degree(n int32, dir traverse.Dir) int {
 	node := &s.g.nodes[n]
 	switch dir {
-	case Outgoing:
+	case traverse.Out:
 		return len(node.out)
-	case Incoming:
+	case traverse.In:
 		return len(node.in)
 	}
 	return len(node.out) + len(node.in)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kgmem/kgmem/internal/quote"
+	"github.com/kgmem/kgmem/internal/traverse"
 )
 
 // neighborStep adapts a Neighborhood to the traversal algorithms: it
@@ -47,7 +48,9 @@ func (s *neighborStep) intern(id string) int32 {
 	return h
 }
 
-func (s *neighborStep) expand(ctx context.Context, frontier []int32, dir Direction, limit int, visit func(int, int32, int32, float64)) (int, bool, error) {
+// Expand implements traverse.Stepper.
+func (s *neighborStep) Expand(ctx context.Context, frontier []int32, td traverse.Dir, limit int, visit func(int, int32, int32, float64)) (int, bool, error) {
+	dir := Direction(td)
 	// Ask once per distinct entity; fan the answers out to every frontier
 	// position that holds it. Each position a relation reaches counts as one
 	// relation scanned; past the limit, the backend's answers are ignored.
@@ -164,7 +167,7 @@ func (s *neighborStep) prepare(ctx context.Context, ranked []rankedNode) error {
 	return nil
 }
 
-func (s *neighborStep) id(n int32) string { return s.ids[n] }
+func (s *neighborStep) ID(n int32) string { return s.ids[n] }
 
 func (s *neighborStep) entity(n int32) Entity {
 	e := s.entities[n]
@@ -175,7 +178,7 @@ func (s *neighborStep) entity(n int32) Entity {
 
 func (s *neighborStep) relation(r int32) Relation { return cloneRelation(s.rels[r]) }
 
-func (s *neighborStep) compareRels(a, b int32) int {
+func (s *neighborStep) CompareRels(a, b int32) int {
 	return compareKeys(s.rels[a].Key(), s.rels[b].Key())
 }
 
@@ -183,14 +186,14 @@ func (s *neighborStep) relSource(r int32) int32 { return s.handles[s.rels[r].Sou
 
 // expandTyped is expand reporting each relation's type and direction.
 func (s *neighborStep) expandTyped(ctx context.Context, frontier []int32, dir Direction, visit func(int, int32, int32, int32, float64, bool)) error {
-	_, _, err := s.expand(ctx, frontier, dir, math.MaxInt, func(from int, to, rel int32, w float64) {
+	_, _, err := s.Expand(ctx, frontier, traverse.Dir(dir), math.MaxInt, func(from int, to, rel int32, w float64) {
 		visit(from, to, rel, s.relTypes[rel], w, s.relSource(rel) != frontier[from])
 	})
 	return err
 }
 func (s *neighborStep) relType(r int32) int32   { return s.relTypes[r] }
 func (s *neighborStep) typeName(t int32) string { return s.typeNames[t] }
-func (s *neighborStep) sameRel(a, b int32) bool { return s.compareRels(a, b) == 0 }
+func (s *neighborStep) sameRel(a, b int32) bool { return s.CompareRels(a, b) == 0 }
 func (s *neighborStep) nodeType(n int32) string { return s.entities[n].Type }
 func (s *neighborStep) nodeName(n int32) string { return s.entities[n].Name }
 func (s *neighborStep) idHash(n int32) uint64   { return s.hashes[n] }

@@ -459,12 +459,12 @@ func (w *walker) compareStates(a, b *wstate) int {
 		if c := cmp.Compare(a.idHash, b.idHash); c != 0 {
 			return c
 		}
-		return strings.Compare(w.st.id(a.node), w.st.id(b.node))
+		return strings.Compare(w.st.ID(a.node), w.st.ID(b.node))
 	}
 	if c := cmp.Compare(a.parent, b.parent); c != 0 {
 		return c
 	}
-	if c := w.st.compareRels(a.rel, b.rel); c != 0 {
+	if c := w.st.CompareRels(a.rel, b.rel); c != 0 {
 		return c
 	}
 	if a.back != b.back {
@@ -541,9 +541,9 @@ func (w *walker) candBetter(a, b wcand) bool {
 		if a.idHash != b.idHash {
 			return a.idHash < b.idHash
 		}
-		return w.st.id(a.to) < w.st.id(b.to)
+		return w.st.ID(a.to) < w.st.ID(b.to)
 	}
-	return w.st.compareRels(a.rel, b.rel) < 0
+	return w.st.CompareRels(a.rel, b.rel) < 0
 }
 
 // match returns what relation type t's name matches in the question.
@@ -860,7 +860,7 @@ func (w *walker) aggregate(scores []float64, keep func(start int32) bool) []walk
 		if c := cmp.Compare(w.states[a.state].hops, w.states[b.state].hops); c != 0 {
 			return c
 		}
-		return strings.Compare(w.st.id(a.node), w.st.id(b.node))
+		return strings.Compare(w.st.ID(a.node), w.st.ID(b.node))
 	})
 	return out
 }
@@ -887,12 +887,12 @@ func (w *walker) pathLess(a, b int32) bool {
 	}
 	for i := range pa {
 		if sa, sb := &w.states[pa[i]], &w.states[pb[i]]; sa.node != sb.node {
-			return w.st.id(sa.node) < w.st.id(sb.node)
+			return w.st.ID(sa.node) < w.st.ID(sb.node)
 		}
 	}
 	for i := 1; i < len(pa); i++ {
 		sa, sb := &w.states[pa[i]], &w.states[pb[i]]
-		if c := w.st.compareRels(sa.rel, sb.rel); c != 0 {
+		if c := w.st.CompareRels(sa.rel, sb.rel); c != 0 {
 			return c < 0
 		}
 		if sa.back != sb.back {
@@ -1009,7 +1009,7 @@ func answerQuestion(ctx context.Context, w *walker, st walkStepper, query string
 		if c := cmp.Compare(a.end, b.end); c != 0 {
 			return c
 		}
-		return strings.Compare(st.id(a.node), st.id(b.node))
+		return strings.Compare(st.ID(a.node), st.ID(b.node))
 	})
 	q, starts := prepareQuestion(query, links)
 	if len(starts) == 0 {
@@ -1136,7 +1136,7 @@ func (w *walker) hit(a walkAnswer, query string) graphHit {
 	}
 	for i, si := range p {
 		s := &w.states[si]
-		h.path[i] = w.st.id(s.node)
+		h.path[i] = w.st.ID(s.node)
 		if h.names[i] = w.st.nodeName(s.node); h.names[i] == "" {
 			h.names[i] = h.path[i]
 		}
