@@ -85,7 +85,7 @@ func TraverseRelated(ctx context.Context, n Neighborhood, start string, opts Tra
 		return nil, errmsg.Wrapf(err, "kgmem: related to entity %s", quote.Value(start))
 	}
 	st := newNeighborStep(n, opts.RelationTypes, opts.AsOf)
-	return getRelated(ctx, st, new(traversal), st.intern(start), opts)
+	return getRelated(ctx, st, new(traverse.Traversal), st.intern(start), opts)
 }
 
 // TraversePaths runs FindPaths' search over a backend's Neighborhood: see

@@ -1,11 +1,8 @@
 package kgmem
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"math"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -24,7 +21,7 @@ import (
 // that implements stepper returns the same answers.
 type stepper interface {
 	// Expand, ID and CompareRels are what the path search needs (see
-	// traverse.Stepper); Expand checks ctx every scanCheckEvery relations.
+	// traverse.Stepper); Expand checks ctx every traverse.ScanCheckEvery relations.
 	traverse.Stepper
 	// entity returns a copy of the entity behind node handle n.
 	entity(n int32) Entity
@@ -32,57 +29,7 @@ type stepper interface {
 	relation(r int32) Relation
 	// prepare is called once before entity is asked for the handles of
 	// ranked, so that a backend can fetch them in one request.
-	prepare(ctx context.Context, ranked []rankedNode) error
-}
-
-// scanCheckEvery is how many relations a traversal scans between two checks
-// of its context.
-const scanCheckEvery = 1 << 12
-
-// traversal is scratch space for one traversal at a time, indexed by node
-// handle and reused across calls so that a call allocates in proportion to
-// its result, not to the graph.
-//
-// stamp[n] tells whether n was reached in the current call and at which hop:
-// a value v >= base means hop v-base; anything below base is left over from
-// earlier calls and means "not reached". score, parent and prel are only
-// meaningful for reached handles.
-type traversal struct {
-	stamp  []uint32
-	base   uint32
-	score  []float64
-	parent []int32 // node handle the best path arrives from; -1 for the start
-	prel   []int32 // relation handle the best path arrives by
-	pos    []int32 // index of the handle's result while materializing
-
-	level, next, reached []int32
-	ranked, spare        []rankedNode // spare: rankSort's buffer
-}
-
-// begin prepares t for a call over at least n handles.
-func (t *traversal) begin(n int) {
-	if t.base == 0 || t.base > math.MaxUint32/2 {
-		clear(t.stamp)
-		t.base = 1
-	}
-	t.grow(n)
-}
-
-// end retires the stamps the call used; hops is the deepest hop reached.
-func (t *traversal) end(hops int) {
-	t.base += uint32(hops) + 1
-}
-
-func (t *traversal) grow(n int) {
-	if n <= len(t.stamp) {
-		return
-	}
-	n = max(n, 2*len(t.stamp))
-	t.stamp = append(t.stamp, make([]uint32, n-len(t.stamp))...)
-	t.score = append(t.score, make([]float64, n-len(t.score))...)
-	t.parent = append(t.parent, make([]int32, n-len(t.parent))...)
-	t.prel = append(t.prel, make([]int32, n-len(t.prel))...)
-	t.pos = append(t.pos, make([]int32, n-len(t.pos))...)
+	prepare(ctx context.Context, ranked []traverse.Ranked) error
 }
 
 // prepareTraverse checks TraverseOptions for GetRelated and sets the
@@ -127,29 +74,19 @@ func validateTypes(types []string) error {
 	return nil
 }
 
-// getRelated runs GetRelated's breadth-first traversal from handle start
-// over st. opts must have been validated.
-//
-// Hop by hop, every relation leaving the entities kept at the previous hop is
-// offered to the entity at its other end, unless that entity was reached at
-// an earlier hop (or is the start). Each newly reached entity keeps the best
-// offer: highest score, then the lexicographically smallest path (which is
-// decided by walking both candidates' parents up to their common ancestor),
-// then the smallest relation key. Because offers only ever extend kept
-// paths, each entity's path is the best among the fewest-hop paths built
-// from the paths kept before it. Cost: every relation leaving a kept entity
-// is visited once per direction, O(V+E) within Depth, plus sorting the
-// result.
-func getRelated(ctx context.Context, st stepper, t *traversal, start int32, opts TraverseOptions) ([]ScoredEntity, error) {
-	ranked, hop, err := rankRelated(ctx, st, t, start, opts)
+// getRelated runs GetRelated's breadth-first traversal (see
+// traverse.Traversal.Rank) from handle start over st, with scratch t.
+// opts must have been validated.
+func getRelated(ctx context.Context, st stepper, t *traverse.Traversal, start int32, opts TraverseOptions) ([]ScoredEntity, error) {
+	ranked, hop, err := t.Rank(ctx, st, start, relatedQuery(opts))
 	if err == nil {
 		err = st.prepare(ctx, ranked)
 	}
 	var out []ScoredEntity
 	if err == nil {
-		out, err = t.materialize(ctx, st, start, ranked)
+		out, err = materialize(ctx, st, t, start, ranked)
 	}
-	t.end(hop)
+	t.End(hop)
 	if err != nil {
 		return nil, err
 	}
@@ -160,198 +97,16 @@ func getRelated(ctx context.Context, st stepper, t *traversal, start int32, opts
 	return out, nil
 }
 
-// rankRelated runs the traversal getRelated describes and returns the
-// reached handles in result order, cut to opts.Limit, with the deepest hop
-// reached. The caller reads t's parent links for them, then calls
-// t.end(hop), also when rankRelated fails.
-func rankRelated(ctx context.Context, st stepper, t *traversal, start int32, opts TraverseOptions) ([]rankedNode, int, error) {
-	t.begin(int(start) + 1)
-	base := t.base
-	t.stamp[start], t.score[start], t.parent[start], t.prel[start] = base, 1, -1, -1
-	level, next, reached := append(t.level[:0], start), t.next[:0], t.reached[:0]
-	ms, fast := st.(*memStep)
-	fast = fast && ms.filter == nil && !ms.timed
-	hop := 0
-	for hop < opts.Depth && len(level) > 0 {
-		if err := ctx.Err(); err != nil {
-			return nil, hop, err
-		}
-		hop++
-		cur := base + uint32(hop)
-		next = next[:0]
-		var err error
-		if fast {
-			next, err = t.expandAll(ctx, ms, level, opts.Direction, cur, next)
-		} else {
-			_, _, err = st.Expand(ctx, level, traverse.Dir(opts.Direction), math.MaxInt, func(from int, to, rel int32, w float64) {
-				if int(to) >= len(t.stamp) {
-					t.grow(int(to) + 1)
-				}
-				if t.offer(st, level[from], to, rel, w, cur) {
-					next = append(next, to)
-				}
-			})
-		}
-		if err != nil {
-			return nil, hop, err
-		}
-		if c := opts.MaxNodesPerHop; c > 0 && len(next) > c {
-			// The entities cut here keep their stamp, so later hops treat
-			// them as visited.
-			err := sortCtx(ctx, next, func(a, b int32) int {
-				if c := cmp.Compare(t.score[b], t.score[a]); c != 0 {
-					return c
-				}
-				return strings.Compare(st.ID(a), st.ID(b))
-			})
-			if err != nil {
-				return nil, hop, err
-			}
-			next = next[:c]
-		}
-		reached = append(reached, next...)
-		level, next = next, level
-	}
-	t.level, t.next, t.reached = level, next, reached
-	if err := ctx.Err(); err != nil {
-		return nil, hop, err
-	}
-
-	// Order the result: score descending, hops ascending, ID ascending. The
-	// keys are gathered first so that the sort reads them sequentially;
-	// reached lists the handles hop by hop, which rankSort relies on.
-	ranked := t.ranked[:0]
-	for _, v := range reached {
-		ranked = append(ranked, rankedNode{score: t.score[v], hop: t.stamp[v] - base, n: v})
-	}
-	ranked, err := t.rankSort(ctx, st, ranked)
-	if err != nil {
-		return nil, hop, err
-	}
-	if opts.Limit > 0 && len(ranked) > opts.Limit {
-		ranked = ranked[:opts.Limit]
-	}
-	return ranked, hop, nil
-}
-
-// offer offers v, reached from u by relation rel of weight w at the hop
-// whose stamp is cur, and reports whether v is newly reached.
-func (t *traversal) offer(st stepper, u, v, rel int32, w float64, cur uint32) bool {
-	s := t.stamp[v]
-	if s >= t.base && s < cur {
-		return false // reached at an earlier hop
-	}
-	score := t.score[u] * w
-	if s != cur {
-		t.stamp[v], t.score[v], t.parent[v], t.prel[v] = cur, score, u, rel
-		return true
-	}
-	if t.better(st, score, u, rel, v) {
-		t.score[v], t.parent[v], t.prel[v] = score, u, rel
-	}
-	return false
-}
-
-// sortChunk is how many elements sortCtx sorts, or merges, between two
-// checks of its context.
-const sortChunk = 1 << 14
-
-// sortCtx sorts xs by cmp like slices.SortFunc, checking ctx every
-// sortChunk elements sorted or merged; it returns ctx.Err(), leaving xs in
-// some order, when ctx is cancelled. Up to sortChunk elements it is
-// slices.SortFunc. Beyond, it sorts chunks of sortChunk elements and merges
-// them bottom-up through a buffer as long as xs: the same O(n log n)
-// comparisons, interruptible.
-func sortCtx[E any](ctx context.Context, xs []E, cmp func(a, b E) int) error {
-	n := len(xs)
-	if n <= sortChunk {
-		slices.SortFunc(xs, cmp)
-		return nil
-	}
-	for lo := 0; lo < n; lo += sortChunk {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		slices.SortFunc(xs[lo:min(lo+sortChunk, n)], cmp)
-	}
-	src, dst := xs, make([]E, n)
-	for width := sortChunk; width < n; width *= 2 {
-		for lo := 0; lo < n; lo += 2 * width {
-			mid, hi := min(lo+width, n), min(lo+2*width, n)
-			if err := mergeCtx(ctx, dst[lo:hi], src[lo:mid], src[mid:hi], cmp); err != nil {
-				return err
-			}
-		}
-		src, dst = dst, src
-	}
-	if &src[0] != &xs[0] {
-		copy(xs, src)
-	}
-	return nil
-}
-
-// mergeCtx merges the sorted runs a and b into out (len(a)+len(b) long),
-// taking from a on ties, and checks ctx every sortChunk elements.
-func mergeCtx[E any](ctx context.Context, out, a, b []E, cmp func(a, b E) int) error {
-	if len(a) > 0 && len(b) > 0 && cmp(a[len(a)-1], b[0]) <= 0 {
-		// Already in order, as often when the input was nearly sorted.
-		copy(out[copy(out, a):], b)
-		return nil
-	}
-	i, j, k := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		if k&(sortChunk-1) == sortChunk-1 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		if cmp(b[j], a[i]) < 0 {
-			out[k] = b[j]
-			j++
-		} else {
-			out[k] = a[i]
-			i++
-		}
-		k++
-	}
-	k += copy(out[k:], a[i:])
-	copy(out[k:], b[j:])
-	return nil
-}
-
-// rankedNode is a reached entity with its sort keys.
-type rankedNode struct {
-	score float64
-	hop   uint32
-	n     int32
-}
-
-// better reports whether the offer of reaching v from u by relation rel with
-// score beats v's current best at the same hop.
-func (t *traversal) better(st stepper, score float64, u, rel, v int32) bool {
-	switch cur := t.score[v]; {
-	case score > cur:
-		return true
-	case score < cur:
-		return false
-	}
-	p := t.parent[v]
-	if u == p {
-		return st.CompareRels(rel, t.prel[v]) < 0
-	}
-	// u and p sit at the same hop and their paths share the start: walk up
-	// to the first position where the paths differ.
-	for t.parent[u] != t.parent[p] {
-		u, p = t.parent[u], t.parent[p]
-	}
-	return strings.Compare(st.ID(u), st.ID(p)) < 0
+// relatedQuery is the traverse.RelatedQuery of validated opts.
+func relatedQuery(opts TraverseOptions) traverse.RelatedQuery {
+	return traverse.RelatedQuery{Depth: opts.Depth, Dir: traverse.Dir(opts.Direction), MaxNodesPerHop: opts.MaxNodesPerHop, Limit: opts.Limit}
 }
 
 // materializeCheckEvery is how many results materialize builds between two
 // checks of its context.
 const materializeCheckEvery = 1 << 12
 
-// materialize builds the results for the ranked handles, in order, and
+// materialize builds the results for the handles t ranked, in order, and
 // returns ctx.Err() if ctx is cancelled meanwhile.
 //
 // A path's parent always ranks before it (its score is at least as high and
@@ -359,13 +114,13 @@ const materializeCheckEvery = 1 << 12
 // and appends one step, instead of walking the parent chain through the
 // graph. All paths share two backing arrays, each result's slices capped so
 // that an append by the caller cannot write into a neighbour's path.
-func (t *traversal) materialize(ctx context.Context, st stepper, start int32, ranked []rankedNode) ([]ScoredEntity, error) {
+func materialize(ctx context.Context, st stepper, t *traverse.Traversal, start int32, ranked []traverse.Ranked) ([]ScoredEntity, error) {
 	if len(ranked) == 0 {
 		return nil, nil
 	}
 	hops := 0
 	for _, r := range ranked {
-		hops += int(r.hop)
+		hops += int(r.Hop)
 	}
 	ids := make([]string, hops+len(ranked))
 	rels := make([]Relation, hops)
@@ -377,22 +132,23 @@ func (t *traversal) materialize(ctx context.Context, st stepper, start int32, ra
 				return nil, err
 			}
 		}
-		k, v := int(r.hop), r.n
+		k, v := int(r.Hop), r.N
 		path, prs := ids[:k+1:k+1], rels[:k:k]
 		ids, rels = ids[k+1:], rels[k:]
-		if p := t.parent[v]; p == start {
+		p, via := t.Via(v)
+		if p == start {
 			path[0] = startID
 		} else {
-			prev := &out[t.pos[p]]
+			prev := &out[t.Index(p)]
 			copy(path, prev.Path)
 			for j := range prev.Relations {
 				prs[j] = cloneRelation(prev.Relations[j])
 			}
 		}
 		path[k] = st.ID(v)
-		prs[k-1] = st.relation(t.prel[v])
-		t.pos[v] = int32(i)
-		out[i] = ScoredEntity{Entity: st.entity(v), Score: r.score, Path: path, Relations: prs}
+		prs[k-1] = st.relation(via)
+		t.SetIndex(v, int32(i))
+		out[i] = ScoredEntity{Entity: st.entity(v), Score: r.Score, Path: path, Relations: prs}
 	}
 	return out, nil
 }
@@ -432,7 +188,7 @@ func cloneRelation(r Relation) Relation {
 // paths and relations.
 func (g *InMemoryGraph) GetRelated(ctx context.Context, id string, opts TraverseOptions) ([]ScoredEntity, error) {
 	var out []ScoredEntity
-	err := g.traverseFrom(ctx, id, &opts, func(st *memStep, t *traversal, start int32) error {
+	err := g.traverseFrom(ctx, id, &opts, func(st *memStep, t *traverse.Traversal, start int32) error {
 		var err error
 		out, err = getRelated(ctx, st, t, start, opts)
 		return err
@@ -444,7 +200,7 @@ func (g *InMemoryGraph) GetRelated(ctx context.Context, id string, opts Traverse
 // and runs do under the read lock with the start's handle, a scratch
 // traversal and the step opts ask for: the part GetRelated and Related
 // share.
-func (g *InMemoryGraph) traverseFrom(ctx context.Context, id string, opts *TraverseOptions, do func(st *memStep, t *traversal, start int32) error) error {
+func (g *InMemoryGraph) traverseFrom(ctx context.Context, id string, opts *TraverseOptions, do func(st *memStep, t *traverse.Traversal, start int32) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -472,12 +228,12 @@ func relatedNotFound(id string) error {
 	return fmt.Errorf("kgmem: related to entity %s: %w", quote.Value(id), ErrNotFound)
 }
 
-func (g *InMemoryGraph) getScratch() *traversal {
-	t, _ := g.scratch.Get().(*traversal)
+func (g *InMemoryGraph) getScratch() *traverse.Traversal {
+	t, _ := g.scratch.Get().(*traverse.Traversal)
 	if t == nil {
-		t = new(traversal)
+		t = new(traverse.Traversal)
 	}
-	t.grow(len(g.nodes))
+	t.Grow(len(g.nodes))
 	return t
 }
 
@@ -515,7 +271,7 @@ func (g *InMemoryGraph) step(types []string, a AsOf) *memStep {
 func (s *memStep) Expand(ctx context.Context, frontier []int32, td traverse.Dir, limit int, visit func(int, int32, int32, float64)) (int, bool, error) {
 	dir := Direction(td)
 	nodes := s.g.nodes
-	scanned, check := 0, scanCheckEvery
+	scanned, check := 0, traverse.ScanCheckEvery
 	for i, u := range frontier {
 		n := &nodes[u]
 		for d, list := range [2][]adj{n.out, n.in} {
@@ -541,7 +297,7 @@ func (s *memStep) Expand(ctx context.Context, frontier []int32, td traverse.Dir,
 					if err := ctx.Err(); err != nil {
 						return scanned, false, err
 					}
-					check = scanCheckEvery
+					check = traverse.ScanCheckEvery
 				}
 				c := min(len(list), limit-scanned, check)
 				s.scan(i, list[:c], skip, visit)
@@ -559,29 +315,41 @@ func (s *memStep) scan(from int, list []adj, skip int32, visit func(int, int32, 
 	if s.timed {
 		rels, types := s.g.rels, s.g.relTypes
 		for _, a := range list {
-			if a.to != skip && (s.filter == nil || s.filter[types[a.rel]]) && rels[a.rel].admits(s.at) {
-				visit(from, a.to, a.rel, a.w)
+			if a.To != skip && (s.filter == nil || s.filter[types[a.Rel]]) && rels[a.Rel].admits(s.at) {
+				visit(from, a.To, a.Rel, a.W)
 			}
 		}
 		return
 	}
 	if s.filter == nil {
 		for _, a := range list {
-			if a.to != skip {
-				visit(from, a.to, a.rel, a.w)
+			if a.To != skip {
+				visit(from, a.To, a.Rel, a.W)
 			}
 		}
 		return
 	}
 	types := s.g.relTypes
 	for _, a := range list {
-		if a.to != skip && s.filter[types[a.rel]] {
-			visit(from, a.to, a.rel, a.w)
+		if a.To != skip && s.filter[types[a.Rel]] {
+			visit(from, a.To, a.Rel, a.W)
 		}
 	}
 }
 
-func (s *memStep) prepare(context.Context, []rankedNode) error { return nil }
+func (s *memStep) prepare(context.Context, []traverse.Ranked) error { return nil }
+
+// Unfiltered implements traverse.Lister: every relation counts when no
+// type filter or valid time applies.
+func (s *memStep) Unfiltered() bool { return s.filter == nil && !s.timed }
+
+var _ traverse.Lister = (*memStep)(nil)
+
+// Lists implements traverse.Lister.
+func (s *memStep) Lists(n int32) (out, in []adj) {
+	node := &s.g.nodes[n]
+	return node.out, node.in
+}
 
 func (s *memStep) ID(n int32) string         { return s.g.nodes[n].id }
 func (s *memStep) entity(n int32) Entity     { return s.g.nodes[n].entity() }
@@ -593,7 +361,7 @@ func (s *memStep) CompareRels(a, b int32) int {
 	if c := strings.Compare(nodes[ra.src].id, nodes[rb.src].id); c != 0 {
 		return c
 	}
-	if c := strings.Compare(nodes[s.g.relEnd(a).to].id, nodes[s.g.relEnd(b).to].id); c != 0 {
+	if c := strings.Compare(nodes[s.g.relEnd(a).To].id, nodes[s.g.relEnd(b).To].id); c != 0 {
 		return c
 	}
 	return strings.Compare(names[s.g.relTypes[a]], names[s.g.relTypes[b]])
@@ -602,10 +370,10 @@ func (s *memStep) CompareRels(a, b int32) int {
 // The walk search's extra access (walk.go).
 
 // expandTyped is expand reporting each relation's type and direction,
-// with no limit; it checks ctx every scanCheckEvery relations.
+// with no limit; it checks ctx every traverse.ScanCheckEvery relations.
 func (s *memStep) expandTyped(ctx context.Context, frontier []int32, dir Direction, visit func(int, int32, int32, int32, float64, bool)) error {
 	nodes, rels, types := s.g.nodes, s.g.rels, s.g.relTypes
-	check := scanCheckEvery
+	check := traverse.ScanCheckEvery
 	for i, u := range frontier {
 		n := &nodes[u]
 		for d, list := range [2][]adj{n.out, n.in} {
@@ -617,13 +385,13 @@ func (s *memStep) expandTyped(ctx context.Context, frontier []int32, dir Directi
 					if err := ctx.Err(); err != nil {
 						return err
 					}
-					check = scanCheckEvery
+					check = traverse.ScanCheckEvery
 				}
-				if d == 1 && a.to == u && dir == Both {
+				if d == 1 && a.To == u && dir == Both {
 					continue // a self-loop, reported from the out list
 				}
-				if t := types[a.rel]; (s.filter == nil || s.filter[t]) && (!s.timed || rels[a.rel].admits(s.at)) {
-					visit(i, a.to, a.rel, t, a.w, d == 1 && a.to != u)
+				if t := types[a.Rel]; (s.filter == nil || s.filter[t]) && (!s.timed || rels[a.Rel].admits(s.at)) {
+					visit(i, a.To, a.Rel, t, a.W, d == 1 && a.To != u)
 				}
 			}
 		}

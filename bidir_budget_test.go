@@ -8,7 +8,6 @@ package kgmem
 // calls took seconds to minutes and gigabytes.
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -418,7 +417,7 @@ func TestTraversePathsBounded(t *testing.T) {
 	n.cancelAfter, n.cancel = cancelAfter, cancel
 	st = newNeighborStep(n, nil, AsOf{})
 	_, _, err = findPaths(cctx, new(traverse.PathSearch), st, st.intern("src"), st.intern("dst"), PathOptions{MaxHops: 10}, math.MaxInt)
-	if !errors.Is(err, context.Canceled) || len(st.rels) > cancelAfter+2*scanCheckEvery {
+	if !errors.Is(err, context.Canceled) || len(st.rels) > cancelAfter+2*traverse.ScanCheckEvery {
 		t.Fatalf("cancelled: %v, kept %d relations of %d reported", err, len(st.rels), n.reported)
 	}
 }
@@ -460,7 +459,7 @@ func (s *cancelStep) entity(n int32) Entity {
 	return s.stepper.entity(n)
 }
 
-func (s *cancelStep) prepare(ctx context.Context, ranked []rankedNode) error {
+func (s *cancelStep) prepare(ctx context.Context, ranked []traverse.Ranked) error {
 	if s.cancelInPrepare {
 		s.stop()
 	}
@@ -486,7 +485,7 @@ func star(n int) ([]Entity, []Relation) {
 // ctx.Err(), and stop within a bounded amount of work.
 func TestGetRelatedCancelledAfterLastHop(t *testing.T) {
 	t.Parallel()
-	n := sized(100_000, 3*sortChunk) // more than two chunks for sortCtx to merge
+	n := sized(100_000, 3*traverse.SortChunk) // more than two chunks for sortCtx to merge
 	es, rs := star(n)
 	g := buildGraph(t, es, rs)
 	run := func(s *cancelStep) ([]ScoredEntity, error) {
@@ -496,8 +495,8 @@ func TestGetRelatedCancelledAfterLastHop(t *testing.T) {
 		g.mu.RLock()
 		defer g.mu.RUnlock()
 		s.stepper = g.step(nil, AsOf{})
-		var tr traversal
-		tr.grow(len(g.nodes))
+		var tr traverse.Traversal
+		tr.Grow(len(g.nodes))
 		return getRelated(ctx, s, &tr, g.ids["hub"], TraverseOptions{Depth: 1})
 	}
 
@@ -575,54 +574,6 @@ func requireCancelledWithin(t *testing.T, call func(ctx context.Context) error) 
 	}
 	if lag > full/2+50*time.Millisecond {
 		t.Errorf("a cancelled call returned %v after its cancellation; uncancelled it takes %v", lag, full)
-	}
-}
-
-// TestSortCtx: sortCtx sorts like slices.SortFunc at every length around
-// its chunk size, with duplicates, and stops when its context is cancelled.
-func TestSortCtx(t *testing.T) {
-	t.Parallel()
-	rng := rand.New(rand.NewPCG(5, 5))
-	ctx := context.Background()
-	sizes := []int{0, 1, 100, sortChunk - 1, sortChunk, sortChunk + 1, 2 * sortChunk, 3*sortChunk + 17, 8*sortChunk - 1}
-	if long() {
-		sizes = append(sizes, 100_000)
-	}
-	for _, n := range sizes {
-		for _, shape := range []string{"random", "sorted", "reversed", "few"} {
-			xs := make([]int, n)
-			for i := range xs {
-				switch shape {
-				case "random":
-					xs[i] = rng.IntN(1 << 30)
-				case "sorted":
-					xs[i] = i
-				case "reversed":
-					xs[i] = n - i
-				case "few":
-					xs[i] = rng.IntN(3)
-				}
-			}
-			want := slices.Sorted(slices.Values(xs))
-			if err := sortCtx(ctx, xs, func(a, b int) int { return a - b }); err != nil || !slices.Equal(xs, want) {
-				t.Fatalf("n %d %s: %v, sorted %v", n, shape, err, slices.Equal(xs, want))
-			}
-		}
-	}
-	cctx, cancel := context.WithCancel(ctx)
-	calls := 0
-	xs := make([]int, sized(1_000_000, 200_000)) // 20M or 3.5M comparisons when not cancelled
-	for i := range xs {
-		xs[i] = rng.Int()
-	}
-	err := sortCtx(cctx, xs, func(a, b int) int {
-		if calls++; calls == 100_000 {
-			cancel()
-		}
-		return cmp.Compare(a, b)
-	})
-	if !errors.Is(err, context.Canceled) || calls > 100_000+sortChunk*20 {
-		t.Fatalf("cancelled after 100k comparisons: %v after %d", err, calls)
 	}
 }
 

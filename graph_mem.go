@@ -14,6 +14,7 @@ import (
 	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/kgmem/kgmem/internal/quote"
 	"github.com/kgmem/kgmem/internal/textrule"
+	"github.com/kgmem/kgmem/internal/traverse"
 )
 
 // Option configures an InMemoryGraph. Every Option is also a
@@ -229,12 +230,9 @@ type entityMore struct {
 
 // adj is one entry of an adjacency list: the entity at the other end, the
 // relation slot and the relation's weight (copied here so that traversals do
-// not have to load the relation record).
-type adj struct {
-	to  int32
-	rel int32
-	w   float64
-}
+// not have to load the relation record). It is traverse.Adj, so that
+// traverse.Traversal.Rank walks the lists as they are.
+type adj = traverse.Adj
 
 // relRec is one relation slot: 24 bytes. The target and the weight are
 // not repeated here: they are read from the source's out entry (relEnd),
@@ -485,10 +483,10 @@ func (g *InMemoryGraph) removeEntity(s int32) int {
 	n := &g.nodes[s]
 	before := g.relCount
 	for len(n.out) > 0 {
-		g.removeRel(n.out[len(n.out)-1].rel)
+		g.removeRel(n.out[len(n.out)-1].Rel)
 	}
 	for len(n.in) > 0 {
-		g.removeRel(n.in[len(n.in)-1].rel)
+		g.removeRel(n.in[len(n.in)-1].Rel)
 	}
 	g.unindexTags(s, n.tags())
 	g.names.indexNames(s, n, false)
@@ -530,8 +528,8 @@ func (g *InMemoryGraph) putRelationTyped(src, dst, t int32, w float64, more *rel
 		g.sources.replaceRelation(i, rec.more, more)
 		g.timed += b2i(more.timed()) - b2i(rec.more.timed())
 		rec.more = more
-		g.nodes[src].out[rec.outPos].w = w
-		g.nodes[dst].in[rec.inPos].w = w
+		g.nodes[src].out[rec.outPos].W = w
+		g.nodes[dst].in[rec.inPos].W = w
 		return
 	}
 	g.types.refs[t]++
@@ -714,8 +712,8 @@ func (g *InMemoryGraph) insertRel(k relKey, w float64, more *relMore) {
 		more: more,
 	}
 	g.relTypes[i] = k.typ
-	s.out = appendSlowly(s.out, adj{to: k.dst, rel: i, w: w})
-	d.in = appendSlowly(d.in, adj{to: k.src, rel: i, w: w})
+	s.out = appendSlowly(s.out, adj{To: k.dst, Rel: i, W: w})
+	d.in = appendSlowly(d.in, adj{To: k.src, Rel: i, W: w})
 	g.sources.relation(i, more, true)
 	g.relCount++
 	g.timed += b2i(more.timed())
@@ -755,8 +753,8 @@ func (g *InMemoryGraph) findRel(k relKey) (int32, bool) {
 		return n.outKeys.find(g, n.out, k.dst, k.typ)
 	}
 	for _, a := range n.out {
-		if a.to == k.dst && g.relTypes[a.rel] == k.typ {
-			return a.rel, true
+		if a.To == k.dst && g.relTypes[a.Rel] == k.typ {
+			return a.Rel, true
 		}
 	}
 	return 0, false
@@ -767,7 +765,7 @@ func (g *InMemoryGraph) findRel(k relKey) (int32, bool) {
 func (g *InMemoryGraph) removeRel(i int32) {
 	rec := g.rels[i]
 	s := &g.nodes[rec.src]
-	dst := s.out[rec.outPos].to
+	dst := s.out[rec.outPos].To
 	if s.outKeys != nil {
 		// Before the out list changes: the table reads targets through it.
 		s.outKeys.remove(g, s.out, rec.outPos)
@@ -775,9 +773,9 @@ func (g *InMemoryGraph) removeRel(i int32) {
 	if last := int32(len(s.out) - 1); rec.outPos != last {
 		moved := s.out[last]
 		s.out[rec.outPos] = moved
-		g.rels[moved.rel].outPos = rec.outPos
+		g.rels[moved.Rel].outPos = rec.outPos
 		if s.outKeys != nil {
-			s.outKeys.move(outKey{moved.to, g.relTypes[moved.rel]}, last, rec.outPos)
+			s.outKeys.move(outKey{moved.To, g.relTypes[moved.Rel]}, last, rec.outPos)
 		}
 	}
 	s.out = s.out[:len(s.out)-1]
@@ -785,7 +783,7 @@ func (g *InMemoryGraph) removeRel(i int32) {
 	if last := int32(len(d.in) - 1); rec.inPos != last {
 		moved := d.in[last]
 		d.in[rec.inPos] = moved
-		g.rels[moved.rel].inPos = rec.inPos
+		g.rels[moved.Rel].inPos = rec.inPos
 	}
 	d.in = d.in[:len(d.in)-1]
 	if s.outKeys != nil && len(s.out) < hubDegree {
@@ -822,9 +820,9 @@ func (g *InMemoryGraph) relation(i int32) Relation {
 	rec, end := &g.rels[i], g.relEnd(i)
 	r := Relation{
 		SourceID: g.nodes[rec.src].id,
-		TargetID: g.nodes[end.to].id,
+		TargetID: g.nodes[end.To].id,
 		Type:     g.types.names[g.relTypes[i]],
-		Weight:   end.w,
+		Weight:   end.W,
 	}
 	if m := rec.more; m != nil {
 		r.Properties = cloneMap(m.properties)

@@ -70,10 +70,10 @@ func (g *InMemoryGraph) checkInvariants() error {
 			timed++
 		}
 		typeRefs[g.relTypes[i]]++
-		if !g.nodes[r.src].live() || !g.nodes[end.to].live() {
+		if !g.nodes[r.src].live() || !g.nodes[end.To].live() {
 			return fmt.Errorf("relation slot %d joins a free node slot", i)
 		}
-		k := relKey{r.src, end.to, g.relTypes[i]}
+		k := relKey{r.src, end.To, g.relTypes[i]}
 		if other, dup := keys[k]; dup {
 			return fmt.Errorf("relation slots %d and %d share a key", other, i)
 		}
@@ -81,11 +81,11 @@ func (g *InMemoryGraph) checkInvariants() error {
 		if got, ok := g.findRel(k); !ok || got != int32(i) {
 			return fmt.Errorf("findRel for relation slot %d = %d, %v", i, got, ok)
 		}
-		if end.rel != int32(i) {
+		if end.Rel != int32(i) {
 			return fmt.Errorf("relation slot %d: out[%d] of its source does not point back", i, r.outPos)
 		}
-		in := g.nodes[end.to].in
-		if int(r.inPos) >= len(in) || in[r.inPos] != (adj{to: r.src, rel: int32(i), w: end.w}) {
+		in := g.nodes[end.To].in
+		if int(r.inPos) >= len(in) || in[r.inPos] != (adj{To: r.src, Rel: int32(i), W: end.W}) {
 			return fmt.Errorf("relation slot %d: in[%d] of its target does not point back", i, r.inPos)
 		}
 	}
@@ -109,11 +109,11 @@ func (g *InMemoryGraph) checkInvariants() error {
 		}
 		if n.outKeys != nil {
 			for p, a := range n.out {
-				if n.outKeys.slot(outKey{a.to, g.relTypes[a.rel]}, int32(p)) < 0 {
+				if n.outKeys.slot(outKey{a.To, g.relTypes[a.Rel]}, int32(p)) < 0 {
 					return fmt.Errorf("node slot %d: key index does not hold out position %d", s, p)
 				}
-				if got, ok := n.outKeys.find(g, n.out, a.to, g.relTypes[a.rel]); !ok || got != a.rel {
-					return fmt.Errorf("node slot %d: key index finds %d, %v for relation slot %d", s, got, ok, a.rel)
+				if got, ok := n.outKeys.find(g, n.out, a.To, g.relTypes[a.Rel]); !ok || got != a.Rel {
+					return fmt.Errorf("node slot %d: key index finds %d, %v for relation slot %d", s, got, ok, a.Rel)
 				}
 			}
 		}

@@ -46,7 +46,7 @@ type outKey struct{ dst, typ int32 }
 // keyOf returns the key of the relation at out position p.
 func keyOf(g *InMemoryGraph, out []adj, p int32) outKey {
 	a := &out[p]
-	return outKey{a.to, g.relTypes[a.rel]}
+	return outKey{a.To, g.relTypes[a.Rel]}
 }
 
 // home is the first slot probed for key k.
@@ -81,8 +81,8 @@ func (t *keyTable) slot(k outKey, p int32) int {
 func (t *keyTable) find(g *InMemoryGraph, out []adj, dst, typ int32) (int32, bool) {
 	mask := len(t.slots) - 1
 	for i := t.home(outKey{dst, typ}); t.slots[i] != 0; i = (i + 1) & mask {
-		if a := &out[t.slots[i]-1]; a.to == dst && g.relTypes[a.rel] == typ {
-			return a.rel, true
+		if a := &out[t.slots[i]-1]; a.To == dst && g.relTypes[a.Rel] == typ {
+			return a.Rel, true
 		}
 	}
 	return 0, false

@@ -100,17 +100,17 @@ func (g *InMemoryGraph) resolveMerge(m *mutation) error {
 	n := &g.nodes[from]
 	for _, list := range [2][]adj{n.out, n.in} {
 		for _, a := range list {
-			if a.to == into {
+			if a.To == into {
 				continue // between the two: dropped
 			}
-			r := g.relation(a.rel)
+			r := g.relation(a.Rel)
 			if r.SourceID == m.ID {
 				r.SourceID = m.Into
 			}
 			if r.TargetID == m.ID {
 				r.TargetID = m.Into
 			}
-			if _, ok := at[r.Key()]; ok && r.SourceID == r.TargetID && a.to == from {
+			if _, ok := at[r.Key()]; ok && r.SourceID == r.TargetID && a.To == from {
 				continue // a self-loop is listed in both directions
 			}
 			move(r)

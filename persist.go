@@ -107,8 +107,8 @@ func (g *InMemoryGraph) capture() *graphData {
 		}
 		d.first = append(d.first, int32(len(d.relations)))
 		for _, a := range n.out {
-			d.relations = append(d.relations, g.relation(a.rel))
-			d.dst = append(d.dst, index[a.to])
+			d.relations = append(d.relations, g.relation(a.Rel))
+			d.dst = append(d.dst, index[a.To])
 		}
 	}
 	d.first = append(d.first, int32(len(d.relations)))

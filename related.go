@@ -1,149 +1,10 @@
 package kgmem
 
 import (
-	"cmp"
 	"context"
-	"math"
-	"slices"
-	"strings"
 
 	"github.com/kgmem/kgmem/internal/traverse"
 )
-
-// expandAll is the hop of rankRelated over the in-memory graph when every
-// relation counts (no type filter, no valid time): the same offers as
-// memStep.expand would make, in the same order, without a call per
-// relation. It checks ctx every scanCheckEvery relations or so.
-func (t *traversal) expandAll(ctx context.Context, s *memStep, level []int32, dir Direction, cur uint32, next []int32) ([]int32, error) {
-	nodes := s.g.nodes
-	check := scanCheckEvery
-	for _, u := range level {
-		n := &nodes[u]
-		// A self-loop leads back to u, reached at the previous hop, so
-		// it is never offered, from either list.
-		if dir != Incoming {
-			next = t.offerList(s, u, n.out, cur, next)
-			check -= len(n.out)
-		}
-		if dir != Outgoing {
-			next = t.offerList(s, u, n.in, cur, next)
-			check -= len(n.in)
-		}
-		if check <= 0 {
-			if err := ctx.Err(); err != nil {
-				return next, err
-			}
-			check = scanCheckEvery
-		}
-	}
-	return next, nil
-}
-
-// offerList offers every relation of list from u, as offer does, and
-// appends the newly reached handles to next.
-func (t *traversal) offerList(s *memStep, u int32, list []adj, cur uint32, next []int32) []int32 {
-	base, su := t.base, t.score[u]
-	stamp, score, parent, prel := t.stamp, t.score, t.parent, t.prel
-	for _, a := range list {
-		v := a.to
-		st := stamp[v]
-		switch {
-		case st < base:
-			stamp[v], score[v], parent[v], prel[v] = cur, su*a.w, u, a.rel
-			next = append(next, v)
-		case st == cur:
-			if sc := su * a.w; t.better(s, sc, u, a.rel, v) {
-				score[v], parent[v], prel[v] = sc, u, a.rel
-			}
-		}
-	}
-	return next
-}
-
-// compareSort orders ranked as rankSort does, by comparison.
-func compareSort(ctx context.Context, st stepper, ranked []rankedNode) error {
-	return sortCtx(ctx, ranked, func(a, b rankedNode) int {
-		switch {
-		case a.score > b.score:
-			return -1
-		case a.score < b.score:
-			return 1
-		case a.hop != b.hop:
-			return cmp.Compare(a.hop, b.hop)
-		}
-		return strings.Compare(st.ID(a.n), st.ID(b.n))
-	})
-}
-
-// radixMin is the shortest result rankSort sorts by radix; shorter ones
-// are sorted by comparison.
-const radixMin = 256
-
-// rankSort orders ranked by score descending, then hop ascending, then ID
-// ascending, and returns it (in t.ranked or t.spare). ranked must list the
-// handles hop by hop, shallowest first, as rankRelated gathers them. It
-// checks ctx every sortChunk elements sorted or moved.
-//
-// Long results are sorted by a stable radix sort on the score's bits,
-// which leaves equal scores in hop order, and then each run of equal score
-// and hop is sorted by ID: O(n) for distinct scores, where a comparison
-// sort costs O(n log n) comparisons.
-func (t *traversal) rankSort(ctx context.Context, st stepper, ranked []rankedNode) ([]rankedNode, error) {
-	if len(ranked) < radixMin {
-		t.ranked = ranked
-		return ranked, compareSort(ctx, st, ranked)
-	}
-	// Scores are never negative, so their bits order as the scores do;
-	// inverted, they order descending.
-	key := func(r *rankedNode) uint64 { return ^math.Float64bits(r.score) }
-	var counts [8][256]int
-	for i := range ranked {
-		k := key(&ranked[i])
-		for d := range counts {
-			counts[d][byte(k>>(8*d))]++
-		}
-	}
-	src, dst := ranked, slices.Grow(t.spare[:0], len(ranked))[:len(ranked)]
-	for d := range counts {
-		c := &counts[d]
-		if c[byte(key(&src[0])>>(8*d))] == len(src) {
-			continue // every key has the same digit here
-		}
-		pos := 0
-		for b := range c {
-			c[b], pos = pos, pos+c[b]
-		}
-		shift := 8 * d
-		for lo := 0; lo < len(src); lo += sortChunk {
-			if err := ctx.Err(); err != nil {
-				t.ranked, t.spare = src, dst // two distinct arrays, kept for the next call
-				return nil, err
-			}
-			for i := lo; i < min(lo+sortChunk, len(src)); i++ {
-				b := byte(key(&src[i]) >> shift)
-				dst[c[b]] = src[i]
-				c[b]++
-			}
-		}
-		src, dst = dst, src
-	}
-	// src holds the sorted result; keep both buffers for the next call.
-	t.ranked, t.spare = src, dst
-	for i := 0; i < len(src); {
-		j := i + 1
-		for j < len(src) && src[j].score == src[i].score && src[j].hop == src[i].hop {
-			j++
-		}
-		if j-i > 1 {
-			err := sortCtx(ctx, src[i:j], func(a, b rankedNode) int { return strings.Compare(st.ID(a.n), st.ID(b.n)) })
-			if err != nil {
-				return nil, err
-			}
-		}
-		i = j
-	}
-	return src, nil
-}
 
 // Related is the answer of InMemoryGraph.Related: the entities GetRelated
 // returns, in the same order, each with its score, its hop count and a link
@@ -246,12 +107,12 @@ func (r *Related) Relation(ctx context.Context, i int) (rel Relation, ok bool, e
 // some of them are read.
 func (g *InMemoryGraph) Related(ctx context.Context, id string, opts TraverseOptions) (*Related, error) {
 	var res *Related
-	err := g.traverseFrom(ctx, id, &opts, func(st *memStep, t *traversal, start int32) error {
-		ranked, hop, err := rankRelated(ctx, st, t, start, opts)
+	err := g.traverseFrom(ctx, id, &opts, func(st *memStep, t *traverse.Traversal, start int32) error {
+		ranked, hop, err := t.Rank(ctx, st, start, relatedQuery(opts))
 		if err == nil {
-			res, err = t.snapshot(ctx, g, start, ranked)
+			res, err = snapshot(ctx, g, t, start, ranked)
 		}
-		t.end(hop)
+		t.End(hop)
 		if err != nil {
 			return err
 		}
@@ -265,7 +126,7 @@ func (g *InMemoryGraph) Related(ctx context.Context, id string, opts TraverseOpt
 
 // snapshot builds the Related of the ranked handles, reading t's parent
 // links; it returns ctx.Err() if ctx is cancelled meanwhile.
-func (t *traversal) snapshot(ctx context.Context, g *InMemoryGraph, start int32, ranked []rankedNode) (*Related, error) {
+func snapshot(ctx context.Context, g *InMemoryGraph, t *traverse.Traversal, start int32, ranked []traverse.Ranked) (*Related, error) {
 	res := &Related{g: g, start: g.nodes[start].id}
 	if len(ranked) == 0 {
 		return res, nil
@@ -281,13 +142,13 @@ func (t *traversal) snapshot(ctx context.Context, g *InMemoryGraph, start int32,
 				return nil, err
 			}
 		}
-		v := rn.n
+		v := rn.N
 		parent := int32(-1)
-		if p := t.parent[v]; p != start {
-			parent = t.pos[p]
+		if p, _ := t.Via(v); p != start {
+			parent = t.Index(p)
 		}
-		t.pos[v] = int32(i)
-		items[i] = relatedItem{id: nodes[v].id, score: rn.score, parent: parent, hops: rn.hop}
+		t.SetIndex(v, int32(i))
+		items[i] = relatedItem{id: nodes[v].id, score: rn.Score, parent: parent, hops: rn.Hop}
 	}
 	for i, rn := range ranked {
 		if i&(materializeCheckEvery-1) == materializeCheckEvery-1 {
@@ -295,7 +156,8 @@ func (t *traversal) snapshot(ctx context.Context, g *InMemoryGraph, start int32,
 				return nil, err
 			}
 		}
-		items[i].typ = names[g.relTypes[t.prel[rn.n]]]
+		_, via := t.Via(rn.N)
+		items[i].typ = names[g.relTypes[via]]
 	}
 	for i, rn := range ranked {
 		if i&(materializeCheckEvery-1) == materializeCheckEvery-1 {
@@ -303,7 +165,7 @@ func (t *traversal) snapshot(ctx context.Context, g *InMemoryGraph, start int32,
 				return nil, err
 			}
 		}
-		if rels[t.prel[rn.n]].src == rn.n {
+		if _, via := t.Via(rn.N); rels[via].src == rn.N {
 			items[i].hops |= revBit
 		}
 	}

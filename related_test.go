@@ -4,74 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"slices"
 	"testing"
 
+	"github.com/kgmem/kgmem/internal/traverse"
 	"github.com/stretchr/testify/require"
 )
-
-// TestRankSortMatchesComparison ranks the entities of large random graphs,
-// where a few weights make equal scores (and equal scores at equal hops)
-// frequent, by the radix sort and by comparison, and requires the same order.
-func TestRankSortMatchesComparison(t *testing.T) {
-	t.Parallel()
-	for seed := range uint64(6) {
-		rng := rand.New(rand.NewPCG(seed, 7))
-		n := 300 + rng.IntN(1500)
-		weights := [][]float64{{1}, {0.5, 1}, {0.25, 0.5, 0.75, 1}, nil}[seed%4]
-		var es []Entity
-		for i := range n {
-			es = append(es, Entity{ID: fmt.Sprintf("e%d", (i*7919)%n)})
-		}
-		var rs []Relation
-		for range 4 * n {
-			w := 1 - rng.Float64()
-			if weights != nil {
-				w = weights[rng.IntN(len(weights))]
-			}
-			rs = append(rs, Relation{SourceID: es[rng.IntN(n)].ID, TargetID: es[rng.IntN(n)].ID, Type: "t", Weight: w})
-		}
-		g := NewInMemoryGraph()
-		require.NoError(t, g.AddBatch(t.Context(), es, dedupe(rs)))
-		for _, dir := range []Direction{Outgoing, Both} {
-			for depth := 1; depth <= 3; depth++ {
-				g.mu.RLock()
-				st := g.step(nil, AsOf{})
-				var tr traversal
-				tr.grow(len(g.nodes))
-				ranked, hop, err := rankRelated(t.Context(), st, &tr, g.ids[es[0].ID], TraverseOptions{Depth: depth, Direction: dir})
-				require.NoError(t, err)
-				got := slices.Clone(ranked)
-				// Back to hop order, as rankRelated gathered them.
-				want := make([]rankedNode, 0, len(got))
-				for _, v := range tr.reached {
-					want = append(want, rankedNode{score: tr.score[v], hop: tr.stamp[v] - tr.base, n: v})
-				}
-				require.NoError(t, compareSort(t.Context(), st, want))
-				tr.end(hop)
-				g.mu.RUnlock()
-				require.Equal(t, want, got, "seed %d, %v, depth %d", seed, dir, depth)
-				if depth == 3 && dir == Both && seed == 0 {
-					require.GreaterOrEqual(t, len(got), radixMin, "the graph must be large enough for the radix sort")
-				}
-			}
-		}
-	}
-}
-
-// dedupe keeps the first relation of each key.
-func dedupe(rs []Relation) []Relation {
-	seen := map[RelationKey]bool{}
-	var out []Relation
-	for _, r := range rs {
-		if !seen[r.Key()] {
-			seen[r.Key()] = true
-			out = append(out, r)
-		}
-	}
-	return out
-}
 
 // relatedFixture: a -knows-> b -likes-> c, d -owns-> b (walked backwards
 // under Both).
@@ -195,7 +132,7 @@ func (c *errAfter) Err() error {
 // ctx.Err(), and the scratch it leaves answers the next call exactly.
 func TestRankSortCancelledKeepsScratch(t *testing.T) {
 	t.Parallel()
-	n := sized(2*sortChunk, sortChunk+100) // two chunks for each pass of the radix sort
+	n := sized(2*traverse.SortChunk, traverse.SortChunk+100) // two chunks for each pass of the radix sort
 	es := append(make([]Entity, 0, n+1), Entity{ID: "hub"})
 	rs := make([]Relation, 0, n)
 	for i := range n {
@@ -207,12 +144,12 @@ func TestRankSortCancelledKeepsScratch(t *testing.T) {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	st := g.step(nil, AsOf{})
-	var fresh traversal
-	fresh.grow(len(g.nodes))
+	var fresh traverse.Traversal
+	fresh.Grow(len(g.nodes))
 	want, err := getRelated(t.Context(), st, &fresh, g.ids["hub"], TraverseOptions{Depth: 1, Limit: 10})
 	require.NoError(t, err)
-	var tr traversal
-	tr.grow(len(g.nodes))
+	var tr traverse.Traversal
+	tr.Grow(len(g.nodes))
 	cancelled := 0
 	for calls := 0; ; calls++ {
 		res, err := getRelated(&errAfter{Context: t.Context(), n: calls}, st, &tr, g.ids["hub"], TraverseOptions{Depth: 1, Limit: 10})

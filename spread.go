@@ -263,13 +263,13 @@ func (g *InMemoryGraph) spreadPages(ctx context.Context, query string, content f
 			wsum := 0.0
 			for _, list := range [2][]adj{nd.out, nd.in} {
 				for _, a := range list {
-					if a.to != u && valid(a.rel) {
+					if a.To != u && valid(a.Rel) {
 						w := 1.0
-						if asks(a.rel) {
+						if asks(a.Rel) {
 							w += spreadAsked
 						}
-						edges = append(edges, spreadSeed{a.to, w})
-						erel = append(erel, a.rel)
+						edges = append(edges, spreadSeed{a.To, w})
+						erel = append(erel, a.Rel)
 						wsum += w
 					}
 				}

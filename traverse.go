@@ -63,13 +63,13 @@ func (s *neighborStep) Expand(ctx context.Context, frontier []int32, td traverse
 		positions[h] = append(positions[h], i)
 	}
 	var bad error
-	scanned, nextCheck, cut := 0, scanCheckEvery, false
+	scanned, nextCheck, cut := 0, traverse.ScanCheckEvery, false
 	err := s.n.Neighbors(ctx, unique, dir, s.types, func(from int, r Relation) {
 		if bad != nil || cut {
 			return
 		}
 		if scanned >= nextCheck {
-			nextCheck = scanned + scanCheckEvery
+			nextCheck = scanned + traverse.ScanCheckEvery
 			if err := ctx.Err(); err != nil {
 				bad = err
 				return
@@ -139,13 +139,13 @@ func (s *neighborStep) internType(t string) int32 {
 
 // prepare fetches, in one call, the entities of the ranked nodes (distinct)
 // that it has not fetched before.
-func (s *neighborStep) prepare(ctx context.Context, ranked []rankedNode) error {
+func (s *neighborStep) prepare(ctx context.Context, ranked []traverse.Ranked) error {
 	var ids []string
 	var nodes []int32
 	for _, r := range ranked {
-		if _, ok := s.entities[r.n]; !ok {
-			ids = append(ids, s.ids[r.n])
-			nodes = append(nodes, r.n)
+		if _, ok := s.entities[r.N]; !ok {
+			ids = append(ids, s.ids[r.N])
+			nodes = append(nodes, r.N)
 		}
 	}
 	if len(ids) == 0 {

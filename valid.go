@@ -397,8 +397,8 @@ func (g *InMemoryGraph) around(ctx context.Context, id string, o TraverseOptions
 	}
 	var out []Relation
 	for _, a := range list {
-		if len(o.RelationTypes) == 0 || slices.Contains(o.RelationTypes, g.types.names[g.relTypes[a.rel]]) {
-			out = append(out, g.relation(a.rel))
+		if len(o.RelationTypes) == 0 || slices.Contains(o.RelationTypes, g.types.names[g.relTypes[a.Rel]]) {
+			out = append(out, g.relation(a.Rel))
 		}
 	}
 	return out, nil

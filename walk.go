@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kgmem/kgmem/internal/question"
+	"github.com/kgmem/kgmem/internal/traverse"
 )
 
 // The graph channel's search: from the entities a question names, a
@@ -1021,11 +1022,11 @@ func answerQuestion(ctx context.Context, w *walker, st walkStepper, query string
 		return nil, 0, err
 	}
 	seen := map[int32]bool{}
-	var nodes []rankedNode
+	var nodes []traverse.Ranked
 	for _, s := range w.states {
 		if !seen[s.node] {
 			seen[s.node] = true
-			nodes = append(nodes, rankedNode{n: s.node})
+			nodes = append(nodes, traverse.Ranked{N: s.node})
 		}
 	}
 	if err := st.prepare(ctx, nodes); err != nil {

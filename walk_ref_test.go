@@ -73,15 +73,15 @@ func exhaustiveWalks(w *walker, g *InMemoryGraph, si int32) {
 		return
 	}
 	follow := func(a adj, back bool) {
-		if s.rel >= 0 && s.back != back && a.rel == s.rel {
+		if s.rel >= 0 && s.back != back && a.Rel == s.rel {
 			return // straight back over the relation just walked
 		}
-		gi := w.addGroup(si, g.relTypes[a.rel], back)
+		gi := w.addGroup(si, g.relTypes[a.Rel], back)
 		grp := w.groups[gi]
 		for _, v := range slices.Clone(grp.variants) {
-			w.states = append(w.states, wstate{node: a.to, parent: si, rel: a.rel, typ: grp.typ, start: s.start,
-				hops: s.hops + 1, back: back, mask: v.mask, lastKey: v.key, score: s.score * v.factor * hopWeight(a.w),
-				strength: v.strength, term: v.term, pivoted: s.pivoted || v.pivot, idHash: idHash(g.nodes[a.to].id)})
+			w.states = append(w.states, wstate{node: a.To, parent: si, rel: a.Rel, typ: grp.typ, start: s.start,
+				hops: s.hops + 1, back: back, mask: v.mask, lastKey: v.key, score: s.score * v.factor * hopWeight(a.W),
+				strength: v.strength, term: v.term, pivoted: s.pivoted || v.pivot, idHash: idHash(g.nodes[a.To].id)})
 			exhaustiveWalks(w, g, int32(len(w.states)-1))
 		}
 	}
@@ -93,8 +93,8 @@ func exhaustiveWalks(w *walker, g *InMemoryGraph, si int32) {
 	}
 	if w.cfg.dir != Outgoing {
 		for _, a := range n.in {
-			if a.to != s.node || w.cfg.dir == Incoming {
-				follow(a, a.to != s.node)
+			if a.To != s.node || w.cfg.dir == Incoming {
+				follow(a, a.To != s.node)
 			}
 		}
 	}
@@ -204,8 +204,8 @@ func TestWalkOfferKeepsTheBest(t *testing.T) {
 		rng.Shuffle(len(list), func(i, j int) { list[i], list[j] = list[j], list[i] })
 		grp := &wgroup{}
 		for _, a := range list {
-			w.offer(grp, a.to, a.rel, a.w)
-			all = append(all, wcand{a.to, a.rel, a.w, st.idHash(a.to)})
+			w.offer(grp, a.To, a.Rel, a.W)
+			all = append(all, wcand{a.To, a.Rel, a.W, st.idHash(a.To)})
 		}
 		slices.SortFunc(all, func(a, b wcand) int {
 			if w.candBetter(a, b) {
