@@ -8,6 +8,7 @@ import (
 
 	"github.com/kgmem/kgmem/internal/quote"
 	"github.com/kgmem/kgmem/internal/traverse"
+	"github.com/kgmem/kgmem/internal/walk"
 
 	"github.com/kgmem/kgmem/internal/errmsg"
 )
@@ -343,7 +344,10 @@ func (s *memStep) prepare(context.Context, []traverse.Ranked) error { return nil
 // type filter or valid time applies.
 func (s *memStep) Unfiltered() bool { return s.filter == nil && !s.timed }
 
-var _ traverse.Lister = (*memStep)(nil)
+var (
+	_ traverse.Lister  = (*memStep)(nil)
+	_ traverse.Degreer = (*memStep)(nil)
+)
 
 // Lists implements traverse.Lister.
 func (s *memStep) Lists(n int32) (out, in []adj) {
@@ -367,11 +371,17 @@ func (s *memStep) CompareRels(a, b int32) int {
 	return strings.Compare(names[s.g.relTypes[a]], names[s.g.relTypes[b]])
 }
 
-// The walk search's extra access (walk.go).
+// The walk search's extra access (walk.Stepper).
 
-// expandTyped is expand reporting each relation's type and direction,
-// with no limit; it checks ctx every traverse.ScanCheckEvery relations.
-func (s *memStep) expandTyped(ctx context.Context, frontier []int32, dir Direction, visit func(int, int32, int32, int32, float64, bool)) error {
+var (
+	_ walkStepper        = (*memStep)(nil)
+	_ walk.RelationNamer = (*memStep)(nil)
+)
+
+// ExpandTyped implements walk.Stepper; it checks ctx every
+// traverse.ScanCheckEvery relations.
+func (s *memStep) ExpandTyped(ctx context.Context, frontier []int32, td traverse.Dir, visit func(int, int32, int32, int32, float64, bool)) error {
+	dir := Direction(td)
 	nodes, rels, types := s.g.nodes, s.g.rels, s.g.relTypes
 	check := traverse.ScanCheckEvery
 	for i, u := range frontier {
@@ -399,10 +409,8 @@ func (s *memStep) expandTyped(ctx context.Context, frontier []int32, dir Directi
 	return nil
 }
 
-func (s *memStep) relSource(r int32) int32 { return s.g.rels[r].src }
-func (s *memStep) relType(r int32) int32   { return s.g.relTypes[r] }
-func (s *memStep) typeName(t int32) string { return s.g.types.names[t] }
-func (s *memStep) sameRel(a, b int32) bool { return a == b }
-func (s *memStep) nodeType(n int32) string { return s.g.nodes[n].typ }
-func (s *memStep) nodeName(n int32) string { return s.g.nodes[n].name }
-func (s *memStep) idHash(n int32) uint64   { return s.g.hashes[n] }
+func (s *memStep) TypeName(t int32) string { return s.g.types.names[t] }
+func (s *memStep) SameRel(a, b int32) bool { return a == b }
+func (s *memStep) NodeType(n int32) string { return s.g.nodes[n].typ }
+func (s *memStep) NodeName(n int32) string { return s.g.nodes[n].name }
+func (s *memStep) IDHash(n int32) uint64   { return s.g.hashes[n] }

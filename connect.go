@@ -6,6 +6,8 @@ import (
 	"errors"
 	"slices"
 	"strings"
+
+	"github.com/kgmem/kgmem/internal/walk"
 )
 
 // Connection questions: a question that names two entities and asks how
@@ -150,7 +152,7 @@ func (r *MemoryRetriever) connect(ctx context.Context, g KnowledgeGraph, query s
 	for h := 1; h <= cfg.hops; h++ {
 		res, err = g.FindPaths(ctx, a.Entity.ID, b.Entity.ID, PathOptions{
 			MaxHops: h, Direction: cfg.dir, RelationTypes: r.cfg.Expansion.RelationTypes,
-			MaxPaths: connectPaths, MaxNodesPerHop: walkBeam, AsOf: cfg.asOf,
+			MaxPaths: connectPaths, MaxNodesPerHop: walk.DefaultBeam, AsOf: cfg.asOf,
 		})
 		if errors.Is(err, ErrNoPath) {
 			continue
@@ -160,7 +162,7 @@ func (r *MemoryRetriever) connect(ctx context.Context, g KnowledgeGraph, query s
 			// one relation more follow them.
 			more, err := g.FindPaths(ctx, a.Entity.ID, b.Entity.ID, PathOptions{
 				MaxHops: h + 1, Direction: cfg.dir, RelationTypes: r.cfg.Expansion.RelationTypes,
-				MaxPaths: connectPaths + len(res.Paths), MaxNodesPerHop: walkBeam, AsOf: cfg.asOf,
+				MaxPaths: connectPaths + len(res.Paths), MaxNodesPerHop: walk.DefaultBeam, AsOf: cfg.asOf,
 			})
 			if err != nil {
 				return hits, err

@@ -15,6 +15,7 @@ import (
 	"github.com/kgmem/kgmem/internal/quote"
 	"github.com/kgmem/kgmem/internal/textrule"
 	"github.com/kgmem/kgmem/internal/traverse"
+	"github.com/kgmem/kgmem/internal/walk"
 )
 
 // Option configures an InMemoryGraph. Every Option is also a
@@ -102,10 +103,10 @@ type InMemoryGraph struct {
 	clock        func() time.Time         // immutable after NewInMemoryGraph; never nil
 	singleValued atomic.Pointer[[]string] // sorted, distinct; set by NewInMemoryGraph and a memory's schema
 
-	scratch     sync.Pool     // *traversal scratch space, reused across calls; holds no graph state
-	pathScratch sync.Pool     // *traverse.PathSearch scratch space, likewise
-	walkers     chan *walker  // idle scratch space of the graph channel; see getWalker
-	typeWords   typeWordCache // relation types' words, for page spreading; see spread.go
+	scratch     sync.Pool         // *traversal scratch space, reused across calls; holds no graph state
+	pathScratch sync.Pool         // *traverse.PathSearch scratch space, likewise
+	walkers     chan *walk.Walker // idle scratch space of the graph channel; see getWalker
+	typeWords   typeWordCache     // relation types' words, for page spreading; see spread.go
 
 	// mu guards every field below.
 	//
@@ -330,7 +331,7 @@ func NewInMemoryGraph(opts ...Option) *InMemoryGraph {
 		tags:       cfg.tags,
 		pathBudget: cfg.pathBudget,
 		clock:      cfg.clock,
-		walkers:    make(chan *walker, idleWalkers),
+		walkers:    make(chan *walk.Walker, idleWalkers),
 		ids:        make(map[string]int32),
 		tagIndex:   make(map[string]map[int32]struct{}),
 	}
@@ -397,7 +398,7 @@ func (g *InMemoryGraph) allocNode(id string) int32 {
 		g.hashes = append(g.hashes, 0)
 	}
 	g.nodes[s] = node{id: id}
-	g.hashes[s] = idHash(id)
+	g.hashes[s] = walk.IDHash(id)
 	g.ids[id] = s
 	return s
 }

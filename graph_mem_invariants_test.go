@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/kgmem/kgmem/internal/textrule"
+	"github.com/kgmem/kgmem/internal/walk"
 )
 
 // checkInvariants verifies every invariant documented on InMemoryGraph and
@@ -176,8 +177,8 @@ func (g *InMemoryGraph) checkInvariants() error {
 		return fmt.Errorf("%d ID hashes for %d entity slots", len(g.hashes), len(g.nodes))
 	}
 	for s := range g.nodes {
-		if g.nodes[s].live() && g.hashes[s] != idHash(g.nodes[s].id) {
-			return fmt.Errorf("slot %d: ID hash %x, want idHash(%q)", s, g.hashes[s], g.nodes[s].id)
+		if g.nodes[s].live() && g.hashes[s] != walk.IDHash(g.nodes[s].id) {
+			return fmt.Errorf("slot %d: ID hash %x, want walk.IDHash(%q)", s, g.hashes[s], g.nodes[s].id)
 		}
 	}
 	var fresh nameIndex

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/kgmem/kgmem/internal/quote"
+	"github.com/kgmem/kgmem/internal/walk"
 )
 
 // Linking by meaning defaults.
@@ -325,7 +326,7 @@ func (x *entityVectors) apply(ch EntityChanges) {
 	}
 	for _, ent := range ch.Changed {
 		t := EntityText(ent)
-		sum := idHash(t) // FNV-1a, of the text here
+		sum := walk.IDHash(t) // FNV-1a, of the text here
 		// A vector whose text did not change is kept, after a Reset too.
 		if i, ok := x.pos[ent.ID]; ok && x.sums[i] == sum {
 			delete(x.pending, ent.ID)

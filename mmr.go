@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/kgmem/kgmem/internal/diversify"
+	"github.com/kgmem/kgmem/internal/walk"
 )
 
 // Maximal marginal relevance (MMR): RetrieverConfig.MMRLambda in (0,1)
@@ -45,7 +46,7 @@ func mmr(items []RetrievalItem, lambda float64, k int) {
 		toks := Tokenize(items[i].Text())
 		set := make([]uint64, len(toks))
 		for j, t := range toks {
-			set[j] = idHash(t)
+			set[j] = walk.IDHash(t)
 		}
 		slices.Sort(set)
 		sets[i] = slices.Compact(set)

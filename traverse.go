@@ -10,6 +10,7 @@ import (
 
 	"github.com/kgmem/kgmem/internal/quote"
 	"github.com/kgmem/kgmem/internal/traverse"
+	"github.com/kgmem/kgmem/internal/walk"
 )
 
 // neighborStep adapts a Neighborhood to the traversal algorithms: it
@@ -43,7 +44,7 @@ func (s *neighborStep) intern(id string) int32 {
 	}
 	h := int32(len(s.ids))
 	s.ids = append(s.ids, id)
-	s.hashes = append(s.hashes, idHash(id))
+	s.hashes = append(s.hashes, walk.IDHash(id))
 	s.handles[id] = h
 	return h
 }
@@ -184,19 +185,20 @@ func (s *neighborStep) CompareRels(a, b int32) int {
 
 func (s *neighborStep) relSource(r int32) int32 { return s.handles[s.rels[r].SourceID] }
 
-// expandTyped is expand reporting each relation's type and direction.
-func (s *neighborStep) expandTyped(ctx context.Context, frontier []int32, dir Direction, visit func(int, int32, int32, int32, float64, bool)) error {
-	_, _, err := s.Expand(ctx, frontier, traverse.Dir(dir), math.MaxInt, func(from int, to, rel int32, w float64) {
+var _ walkStepper = (*neighborStep)(nil)
+
+// ExpandTyped implements walk.Stepper.
+func (s *neighborStep) ExpandTyped(ctx context.Context, frontier []int32, dir traverse.Dir, visit func(int, int32, int32, int32, float64, bool)) error {
+	_, _, err := s.Expand(ctx, frontier, dir, math.MaxInt, func(from int, to, rel int32, w float64) {
 		visit(from, to, rel, s.relTypes[rel], w, s.relSource(rel) != frontier[from])
 	})
 	return err
 }
-func (s *neighborStep) relType(r int32) int32   { return s.relTypes[r] }
-func (s *neighborStep) typeName(t int32) string { return s.typeNames[t] }
-func (s *neighborStep) sameRel(a, b int32) bool { return s.CompareRels(a, b) == 0 }
-func (s *neighborStep) nodeType(n int32) string { return s.entities[n].Type }
-func (s *neighborStep) nodeName(n int32) string { return s.entities[n].Name }
-func (s *neighborStep) idHash(n int32) uint64   { return s.hashes[n] }
+func (s *neighborStep) TypeName(t int32) string { return s.typeNames[t] }
+func (s *neighborStep) SameRel(a, b int32) bool { return s.CompareRels(a, b) == 0 }
+func (s *neighborStep) NodeType(n int32) string { return s.entities[n].Type }
+func (s *neighborStep) NodeName(n int32) string { return s.entities[n].Name }
+func (s *neighborStep) IDHash(n int32) uint64   { return s.hashes[n] }
 
 // relatedNeighborhood reads any KnowledgeGraph as a Neighborhood through
 // GetRelated (one hop, for the neighbours), FindPaths (one hop, for every

@@ -58,8 +58,8 @@ func (c *typeWordCache) relationName(t int32, name string) *question.RelationNam
 	return c.read[i]
 }
 
-// relationName returns the name of type handle t read for matching,
-// kept by the graph between calls.
-func (s *memStep) relationName(t int32) *question.RelationName {
+// RelationName implements walk.RelationNamer: the name of type handle t
+// read for matching, kept by the graph between calls.
+func (s *memStep) RelationName(t int32) *question.RelationName {
 	return s.g.typeWords.relationName(t, s.g.types.names[t])
 }
