@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kgmem/kgmem/internal/errmsg"
+	"github.com/kgmem/kgmem/internal/nameindex"
 	"github.com/kgmem/kgmem/internal/quote"
 	"github.com/kgmem/kgmem/internal/textrule"
 	"github.com/kgmem/kgmem/internal/traverse"
@@ -178,28 +179,28 @@ func LinkWithKeywords(ctx context.Context, g KnowledgeGraph, text string) ([]Ent
 	if err != nil {
 		return nil, err
 	}
-	var x nameIndex
+	var x nameindex.Index
 	for i := range candidates {
 		e := &candidates[i]
-		x.add(e.Name, makeRef(int32(i), false))
+		x.Add(e.Name, nameindex.MakeRef(int32(i), false))
 		for _, a := range e.Aliases {
-			x.add(a, makeRef(int32(i), true))
+			x.Add(a, nameindex.MakeRef(int32(i), true))
 		}
 	}
-	found := x.match(text, units, func(r nameRef, surface string) bool {
-		e := &candidates[r.slot()]
-		return spells(e.Name, e.Aliases, r.alias(), surface)
+	found := x.Match(text, units, func(r nameindex.Ref, surface string) bool {
+		e := &candidates[r.Slot()]
+		return spells(e.Name, e.Aliases, r.Alias(), surface)
 	})
 	out := make([]EntityMention, len(found))
 	for i, m := range found {
-		start, end := units[m.first].Start, units[m.last].End
+		start, end := units[m.First].Start, units[m.Last].End
 		out[i] = EntityMention{
-			Entity:  candidates[m.ref.slot()],
+			Entity:  candidates[m.Ref.Slot()],
 			Text:    text[start:end],
 			Start:   start,
 			End:     end,
-			Alias:   m.ref.alias(),
-			Quality: m.quality,
+			Alias:   m.Ref.Alias(),
+			Quality: m.Quality,
 		}
 	}
 	sortMentions(out)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kgmem/kgmem/internal/errmsg"
+	"github.com/kgmem/kgmem/internal/nameindex"
 	"github.com/kgmem/kgmem/internal/quote"
 	"github.com/kgmem/kgmem/internal/textrule"
 	"github.com/kgmem/kgmem/internal/traverse"
@@ -148,7 +149,7 @@ type InMemoryGraph struct {
 	timed     int
 	types     typeTable
 	tagIndex  map[string]map[int32]struct{}
-	names     nameIndex
+	names     nameindex.Index
 	sources   sourceIndex
 	changes   changeLog
 	// journal, when set, records every write before it is applied (see
@@ -379,11 +380,11 @@ func (g *InMemoryGraph) putEntity(e *Entity, more *entityMore) {
 	}
 	n := &g.nodes[s]
 	g.unindexTags(s, n.tags())
-	g.names.indexNames(s, n, false)
+	indexNames(&g.names, s, n, false)
 	g.sources.replaceEntity(s, n.more, more)
 	n.name, n.typ, n.more = e.Name, e.Type, more
 	g.indexTags(s, n.tags())
-	g.names.indexNames(s, n, true)
+	indexNames(&g.names, s, n, true)
 	g.changes.record(n.id)
 }
 
@@ -490,7 +491,7 @@ func (g *InMemoryGraph) removeEntity(s int32) int {
 		g.removeRel(n.in[len(n.in)-1].Rel)
 	}
 	g.unindexTags(s, n.tags())
-	g.names.indexNames(s, n, false)
+	indexNames(&g.names, s, n, false)
 	g.sources.entity(s, n.more, false)
 	g.changes.record(n.id)
 	delete(g.ids, n.id)

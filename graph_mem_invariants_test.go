@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/kgmem/kgmem/internal/nameindex"
 	"github.com/kgmem/kgmem/internal/textrule"
 	"github.com/kgmem/kgmem/internal/walk"
 )
@@ -181,13 +182,13 @@ func (g *InMemoryGraph) checkInvariants() error {
 			return fmt.Errorf("slot %d: ID hash %x, want walk.IDHash(%q)", s, g.hashes[s], g.nodes[s].id)
 		}
 	}
-	var fresh nameIndex
+	var fresh nameindex.Index
 	for s := range g.nodes {
 		if g.nodes[s].live() {
-			fresh.indexNames(int32(s), &g.nodes[s], true)
+			indexNames(&fresh, int32(s), &g.nodes[s], true)
 		}
 	}
-	if !sameNameIndex(&fresh, &g.names) {
+	if !fresh.Equal(&g.names) {
 		return fmt.Errorf("name index differs from one rebuilt from the entities:\n got %+v\nwant %+v", g.names, fresh)
 	}
 	var sources sourceIndex
@@ -222,33 +223,6 @@ func sameCitations(a, b map[string]map[int32]struct{}) bool {
 			if _, ok := b[p][s]; !ok {
 				return false
 			}
-		}
-	}
-	return true
-}
-
-func sameNameIndex(a, b *nameIndex) bool {
-	if len(a.one) != len(b.one) || len(a.many) != len(b.many) || a.lengths != b.lengths {
-		return false
-	}
-	for k, v := range a.one {
-		if w, ok := b.one[k]; !ok || w != v {
-			return false
-		}
-	}
-	for k, v := range a.many {
-		if !slices.Equal(v, b.many[k]) {
-			return false
-		}
-	}
-	// The key counts by first unit are exact; a longest may stay above
-	// the rebuilt one's after removals (it is a bound), never below.
-	if len(a.starts) != len(b.starts) {
-		return false
-	}
-	for u, fresh := range a.starts {
-		if got, ok := b.starts[u]; !ok || got.keys != fresh.keys || got.longest < fresh.longest {
-			return false
 		}
 	}
 	return true

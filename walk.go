@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/kgmem/kgmem/internal/nameindex"
 	"github.com/kgmem/kgmem/internal/question"
 	"github.com/kgmem/kgmem/internal/traverse"
 	"github.com/kgmem/kgmem/internal/walk"
@@ -228,15 +229,15 @@ func (g *InMemoryGraph) answer(ctx context.Context, query string, cfg walkConfig
 
 // questionLinks links the entities query names; the caller holds g.mu.
 func (g *InMemoryGraph) questionLinks(query string, units []linkUnit) []questionLink {
-	found := g.names.match(query, units, func(r nameRef, surface string) bool {
-		return spells(g.nodes[r.slot()].name, g.nodes[r.slot()].aliases(), r.alias(), surface)
+	found := g.names.Match(query, units, func(r nameindex.Ref, surface string) bool {
+		return spells(g.nodes[r.Slot()].name, g.nodes[r.Slot()].aliases(), r.Alias(), surface)
 	})
 	links := make([]questionLink, len(found))
 	for i, m := range found {
-		n := &g.nodes[m.ref.slot()]
-		start, end := units[m.first].Start, units[m.last].End
-		links[i] = questionLink{node: m.ref.slot(), start: start, end: end, quality: m.quality,
-			weak: weakMention(query[start:end], spells(n.name, n.aliases(), m.ref.alias(), query[start:end]))}
+		n := &g.nodes[m.Ref.Slot()]
+		start, end := units[m.First].Start, units[m.Last].End
+		links[i] = questionLink{node: m.Ref.Slot(), start: start, end: end, quality: m.Quality,
+			weak: weakMention(query[start:end], spells(n.name, n.aliases(), m.Ref.Alias(), query[start:end]))}
 	}
 	return links
 }
