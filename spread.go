@@ -5,11 +5,11 @@ import (
 	"context"
 	"fmt"
 	"math"
-
-	"github.com/kgmem/kgmem/internal/textrule"
 	"slices"
 	"strings"
-	"sync"
+
+	"github.com/kgmem/kgmem/internal/spread"
+	"github.com/kgmem/kgmem/internal/textrule"
 )
 
 // SpreadMode says when Hybrid retrieval ranks pages by page spreading as
@@ -81,118 +81,20 @@ const freeTextRelations = 50
 // read a graph's types as free text, however many relations it has.
 const freeTextTypes = 100
 
-// Page spreading's settings, chosen on musique-dev and the two generated
-// sets together (README, Evaluation): three steps (one gives 1–3 points
-// less at R@5), a rank offset of 10 and the spread list at 1.5 × the text
-// list's weight (3 and 0.7, or 3, each lost up to 5 points at R@2 on one
-// set), seeds by 1 / pages (1 / √pages gave 2–4 points less on musique).
+// Page spreading's settings that package kgmem applies (the others are in
+// internal/spread), chosen on musique-dev and the two generated sets
+// together (README, Evaluation): a rank offset of 10 and the spread list
+// at 1.5 × the text list's weight (3 and 0.7, or 3, each lost up to 5
+// points at R@2 on one set), seeds by 1 / pages (1 / √pages gave 2–4
+// points less on musique).
 const (
-	spreadSteps     = 3
-	spreadDamping   = 0.5  // the share of an entity's activation passed on at each step
 	spreadWeakLink  = 0.25 // the seed weight of a weak mention (a plain word) relative to a name
 	spreadSeedPages = 10   // the best text hits whose entities seed when the question names none
 	spreadSeedShare = 0.3  // the least text score, relative to the best, of a seeding hit
-	spreadFrontier  = 256  // entities spread from per step, the most active first
-	// spreadCoCited is the share of what an entity passes on that goes to
-	// the entities sharing a page with it rather than along its relations
-	// (all of it for an entity with no relation): an extraction leaves about
-	// a third of the entities it names out of every triple (MuSiQue's
-	// GPT-3.5 extraction: 5,778 of 17,658), and the page still ties them to
-	// the rest. 0.15 lifts musique-dev R@5/R@10 by 2.7/3.7 points and the
-	// sparsest generated set's (gen3) by 0.4/0.3, leaving the other two
-	// within 0.3; 0.3 and 0.5 lower the generated sets' R@2 and R@5 by up
-	// to 1.8 points.
-	spreadCoCited = 0.15
-	// spreadAsked is how much more than another a relation weighs along
-	// which an entity passes activation on when its type shares a word with
-	// the question ("director" and "directed by"; "married" and "spouse"
-	// do not): 1 lifts R@5 by 0.5 to 1.3 points on every set and lowers
-	// none; 2 and 3 lower gen2's R@2 and musique-dev's R@5.
-	spreadAsked = 1.0
-	// spreadStated is the share, relative to the flow along it, that a
-	// relation activation flows along hands the pages stating it
-	// (Relation.SourceIDs). From 0 to 3 it lifts R@5 / R@10 by 2.2 / 2.2
-	// points on gen2, 1.9 / 3.4 on gen3 and 2.5 / 1.2 on gen, and
-	// musique-dev's R@10 by 2.3, lowering its R@5 by 1.4 (its 16 three-hop
-	// questions by 4.1); 2 to 8 give the same figures within a point.
-	spreadStated  = 3.0
-	spreadRankK   = 10.0
-	spreadGamma   = 1.5
-	freeTextShare = 0.2
-	// spreadMinShare is the least activation an entity passes on along one
-	// relation; an entity whose share would be less keeps what it has. The
-	// seeds' weights sum to 1, so one step reaches at most 1/spreadMinShare
-	// entities, and a step costs at most spreadFrontier adjacency lists.
-	spreadMinShare = 1e-3
+	spreadRankK     = 10.0
+	spreadGamma     = 1.5
+	freeTextShare   = 0.2
 )
-
-// spreadSeed is an entity page spreading starts from, and its weight.
-type spreadSeed struct {
-	node   int32
-	weight float64
-}
-
-// spreadAcc is what page spreading credits one page with.
-type spreadAcc struct {
-	score, best float64 // the sum of the shares, the largest share
-	via         int32   // the entity that handed the largest share
-}
-
-// spreadScratch is page spreading's working space, kept in spreadPool
-// between calls and cleared, so that a Retrieve does not make its maps and
-// lists again. A map or list that grew past spreadKeep entries (a hub with
-// many thousand relations, or cited by as many pages) is dropped instead:
-// a cleared map keeps its size, ranging over it costs that size, and the
-// pool would hold the largest call's room for every later one.
-type spreadScratch struct {
-	act, front, next, relFlow map[int32]float64
-	slot                      map[string]int32 // a page's index in accs
-	accs                      []spreadAcc
-	order, erel               []int32
-	reached, flowed           []int32
-	edges, coBuf              []spreadSeed
-	scores                    []float64
-}
-
-// spreadKeep is the most entries a pooled spreadScratch map keeps room for.
-const spreadKeep = 4096
-
-var spreadPool = sync.Pool{New: func() any { return new(spreadScratch).reset() }}
-
-// reset empties sc's maps, making those that are missing or too large.
-func (sc *spreadScratch) reset() *spreadScratch {
-	for _, m := range []*map[int32]float64{&sc.act, &sc.front, &sc.next, &sc.relFlow} {
-		if *m == nil || len(*m) > spreadKeep {
-			*m = make(map[int32]float64, 64)
-		} else {
-			clear(*m)
-		}
-	}
-	if sc.slot == nil || len(sc.slot) > spreadKeep {
-		sc.slot = make(map[string]int32, 64)
-	} else {
-		clear(sc.slot)
-	}
-	sc.accs = keepEmpty(sc.accs)
-	sc.order, sc.erel = keepEmpty(sc.order), keepEmpty(sc.erel)
-	sc.reached, sc.flowed = keepEmpty(sc.reached), keepEmpty(sc.flowed)
-	sc.edges, sc.coBuf = keepEmpty(sc.edges), keepEmpty(sc.coBuf)
-	sc.scores = keepEmpty(sc.scores)
-	return sc
-}
-
-// keepEmpty returns s emptied, or nil when its room is past spreadKeep.
-func keepEmpty[T any](s []T) []T {
-	if cap(s) > spreadKeep {
-		return nil
-	}
-	return s[:0]
-}
-
-// release empties sc and puts it back in spreadPool.
-func (sc *spreadScratch) release() {
-	spreadPool.Put(sc.reset())
-}
 
 // pageMass is a page's score from page spreading, and the ID of the
 // entity that handed it most.
@@ -202,192 +104,50 @@ type pageMass struct {
 	via   string
 }
 
-// spreadPages runs page spreading over g from the question's links, or
-// from the entities the pages of content cite, as of asOf; the caller
-// holds g.mu for reading. It returns the best limit pages reached (all
-// of them when limit ≤ 0), best first (ties: page ID): a page's score is
-// the share of the entities citing it plus spreadStated × the flow along
-// the relations it states.
+// spreadPages runs page spreading (spread.Pages) over g from the
+// question's links, or from the entities the pages of content cite, as of
+// asOf; the caller holds g.mu for reading. It returns the best limit pages
+// reached (all of them when limit ≤ 0), best first (ties: page ID).
 func (g *InMemoryGraph) spreadPages(ctx context.Context, query string, content func() []ScoredPage, asOf AsOf, limit int) ([]pageMass, error) {
 	seeds := g.spreadSeeds(query, content)
 	if len(seeds) == 0 {
 		return nil, nil
 	}
 	st := g.step(nil, asOf)
-	valid := func(rel int32) bool { return !st.timed || g.rels[rel].admits(st.at) }
-	asks := g.asksAbout(query)
-	// The working space comes from the pool, empty, and goes back with
-	// what the lists grew to.
-	sc := spreadPool.Get().(*spreadScratch)
-	act, front, next, relFlow, slot := sc.act, sc.front, sc.next, sc.relFlow, sc.slot // act: what each entity keeps
-	order, edges, erel, reached, flowed, accs := sc.order, sc.edges, sc.erel, sc.reached, sc.flowed, sc.accs
-	defer func() {
-		sc.front, sc.next = front, next
-		sc.order, sc.edges, sc.erel, sc.reached, sc.flowed, sc.accs = order, edges, erel, reached, flowed, accs
-		sc.release()
-	}()
-	for _, s := range seeds {
-		front[s.node] += s.weight
+	pages, err := spread.Pages(ctx, spreadView{st: st, asks: g.asksAbout(query)}, seeds, limit)
+	if err != nil {
+		return nil, err
 	}
-	for step := 0; ; step++ {
-		for n, m := range front {
-			act[n] += (1 - spreadDamping) * m
-		}
-		if step == spreadSteps {
-			break
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		order = order[:0]
-		for n := range front {
-			order = append(order, n)
-		}
-		slices.SortFunc(order, func(a, b int32) int {
-			if c := cmp.Compare(front[b], front[a]); c != 0 {
-				return c
-			}
-			return cmp.Compare(a, b)
-		})
-		if len(order) > spreadFrontier {
-			order = order[:spreadFrontier]
-		}
-		clear(next)
-		for _, u := range order {
-			nd := &g.nodes[u]
-			// The relations u passes activation on along, each weighing
-			// 1, or 1 + spreadAsked when its type shares a word with the
-			// question.
-			edges = edges[:0]
-			erel = erel[:0]
-			wsum := 0.0
-			for _, list := range [2][]adj{nd.out, nd.in} {
-				for _, a := range list {
-					if a.To != u && valid(a.Rel) {
-						w := 1.0
-						if asks(a.Rel) {
-							w += spreadAsked
-						}
-						edges = append(edges, spreadSeed{a.To, w})
-						erel = append(erel, a.Rel)
-						wsum += w
-					}
-				}
-			}
-			deg := len(edges)
-			pass := spreadDamping * front[u]
-			cs := spreadCoCited * pass
-			if deg == 0 {
-				cs = pass
-			}
-			// An entity cited with many others (a generic node on forty
-			// pages) would hand each less than spreadMinShare: it keeps
-			// that share for its relations, and the list is never built.
-			if co := g.coCitedCount(u); co > 0 && cs/float64(co) >= spreadMinShare {
-				for _, c := range g.coCited(u, &sc.coBuf) {
-					next[c.node] += cs * c.weight
-				}
-				pass -= cs
-			}
-			if deg == 0 || pass/float64(deg) < spreadMinShare {
-				act[u] += pass
-				continue
-			}
-			for i, e := range edges {
-				f := pass * e.weight / wsum
-				next[e.node] += f
-				relFlow[erel[i]] += f
-			}
-		}
-		front, next = next, front
-	}
-	// Hand each entity's share to its pages, summing in a fixed order so
-	// that equal paths give equal scores.
-	for n := range act {
-		reached = append(reached, n)
-	}
-	slices.Sort(reached)
-	for r := range relFlow {
-		flowed = append(flowed, r)
-	}
-	slices.Sort(flowed)
-	// At most one page per credit below: the index and the scores are
-	// sized once, for that many.
-	credits := 0
-	for _, n := range reached {
-		credits += len(g.nodes[n].sourceIDs())
-	}
-	for _, r := range flowed {
-		if m := g.rels[r].more; m != nil {
-			credits += len(m.sourceIDs)
-		}
-	}
-	accs = slices.Grow(accs, credits)
-	credit := func(page string, share float64, via int32) {
-		i, ok := slot[page]
-		if !ok {
-			i = int32(len(accs))
-			slot[page] = i
-			accs = append(accs, spreadAcc{best: share, via: via})
-		} else if a := &accs[i]; share > a.best || share == a.best && g.nodes[via].id < g.nodes[a.via].id {
-			a.best, a.via = share, via
-		}
-		accs[i].score += share
-	}
-	for _, n := range reached {
-		srcs := g.nodes[n].sourceIDs()
-		if len(srcs) == 0 {
-			continue
-		}
-		share := act[n] / float64(len(srcs))
-		for _, s := range srcs {
-			credit(s, share, n)
-		}
-	}
-	// The pages that state a relation activation flowed along (its
-	// SourceIDs) get spreadStated × the flow, split among them: the
-	// passage that says "X was directed by Y" is the evidence of that
-	// hop, where Y's own pages are every page that names Y.
-	for _, r := range flowed {
-		rec := &g.rels[r]
-		if rec.more == nil || len(rec.more.sourceIDs) == 0 {
-			continue
-		}
-		share := spreadStated * relFlow[r] / float64(len(rec.more.sourceIDs))
-		for _, s := range rec.more.sourceIDs {
-			credit(s, share, rec.src)
-		}
-	}
-	// Only the best limit pages are ranked: those scoring at least the
-	// limit-th best score (ties included), then cut, which keeps exactly
-	// the first limit of the whole ranking.
-	var floor float64
-	if limit > 0 && len(accs) > limit {
-		scores := sc.scores
-		for i := range accs {
-			scores = append(scores, accs[i].score)
-		}
-		slices.Sort(scores)
-		sc.scores = scores
-		floor = scores[len(scores)-limit]
-	}
-	out := make([]pageMass, 0, min(len(accs), max(limit, 0)+16))
-	for page, i := range slot {
-		if a := &accs[i]; a.score >= floor {
-			out = append(out, pageMass{page: page, score: a.score, via: g.nodes[a.via].id})
-		}
-	}
-	slices.SortFunc(out, func(a, b pageMass) int {
-		if c := cmp.Compare(b.score, a.score); c != 0 {
-			return c
-		}
-		return strings.Compare(a.page, b.page)
-	})
-	if limit > 0 && len(out) > limit {
-		out = out[:limit]
+	out := make([]pageMass, len(pages))
+	for i, p := range pages {
+		out[i] = pageMass{page: p.Page, score: p.Score, via: g.nodes[p.Via].id}
 	}
 	return out, nil
 }
+
+// spreadView is the graph as page spreading reads it (spread.Graph), at
+// the instant and for the question of one call; the caller holds g.mu.
+type spreadView struct {
+	st   *memStep
+	asks func(rel int32) bool
+}
+
+func (v spreadView) Lists(n int32) (out, in []adj) { return v.st.Lists(n) }
+func (v spreadView) Valid(r int32) bool            { return !v.st.timed || v.st.g.rels[r].admits(v.st.at) }
+func (v spreadView) Asks(r int32) bool             { return v.asks(r) }
+func (v spreadView) CoCitedCount(n int32) int      { return v.st.g.coCitedCount(n) }
+func (v spreadView) CoCited(n int32, buf *[]spread.Seed) []spread.Seed {
+	return v.st.g.coCited(n, buf)
+}
+func (v spreadView) Pages(n int32) []string { return v.st.g.nodes[n].sourceIDs() }
+func (v spreadView) RelPages(r int32) []string {
+	if m := v.st.g.rels[r].more; m != nil {
+		return m.sourceIDs
+	}
+	return nil
+}
+func (v spreadView) RelSource(r int32) int32 { return v.st.g.rels[r].src }
+func (v spreadView) ID(n int32) string       { return v.st.g.nodes[n].id }
 
 // sourceIDs returns the entity's SourceIDs, as stored.
 func (n *node) sourceIDs() []string {
@@ -402,7 +162,7 @@ func (n *node) sourceIDs() []string {
 // weak mention at spreadWeakLink), or, when it names none, the entities
 // that the best pages of content cite, each by the best score of a page
 // citing it × its specificity.
-func (g *InMemoryGraph) spreadSeeds(query string, content func() []ScoredPage) []spreadSeed {
+func (g *InMemoryGraph) spreadSeeds(query string, content func() []ScoredPage) []spread.Seed {
 	best := make(map[int32]float64)
 	for _, l := range g.questionLinks(query, splitUnits(query)) {
 		w := l.quality * g.specificity(l.node)
@@ -422,20 +182,20 @@ func (g *InMemoryGraph) spreadSeeds(query string, content func() []ScoredPage) [
 			}
 		}
 	}
-	seeds := make([]spreadSeed, 0, len(best))
+	seeds := make([]spread.Seed, 0, len(best))
 	for n, w := range best {
-		seeds = append(seeds, spreadSeed{n, w})
+		seeds = append(seeds, spread.Seed{Node: n, Weight: w})
 	}
-	slices.SortFunc(seeds, func(a, b spreadSeed) int { return cmp.Compare(a.node, b.node) })
+	slices.SortFunc(seeds, func(a, b spread.Seed) int { return cmp.Compare(a.Node, b.Node) })
 	sum := 0.0
 	for _, sd := range seeds {
-		sum += sd.weight
+		sum += sd.Weight
 	}
 	if sum == 0 {
 		return nil
 	}
 	for i := range seeds {
-		seeds[i].weight /= sum
+		seeds[i].Weight /= sum
 	}
 	return seeds
 }
@@ -695,7 +455,7 @@ func (g *InMemoryGraph) coCitedCount(n int32) int {
 // SourceIDs), each weighted by 1 / the pages n cites × 1 / the other
 // entities on that page, the weights summing to 1, in node order (an entity
 // sharing two pages with n comes twice). It reuses buf.
-func (g *InMemoryGraph) coCited(n int32, buf *[]spreadSeed) []spreadSeed {
+func (g *InMemoryGraph) coCited(n int32, buf *[]spread.Seed) []spread.Seed {
 	out := (*buf)[:0]
 	srcs := g.nodes[n].sourceIDs()
 	for _, p := range srcs {
@@ -706,25 +466,25 @@ func (g *InMemoryGraph) coCited(n int32, buf *[]spreadSeed) []spreadSeed {
 		w := 1 / float64(len(srcs)) / float64(len(ents)-1)
 		for e := range ents {
 			if e != n {
-				out = append(out, spreadSeed{e, w})
+				out = append(out, spread.Seed{Node: e, Weight: w})
 			}
 		}
 	}
 	// Node order, then weight, so that the sums over the list are the same
 	// whatever the order of the source index's sets.
-	slices.SortFunc(out, func(a, b spreadSeed) int {
-		if c := cmp.Compare(a.node, b.node); c != 0 {
+	slices.SortFunc(out, func(a, b spread.Seed) int {
+		if c := cmp.Compare(a.Node, b.Node); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.weight, b.weight)
+		return cmp.Compare(a.Weight, b.Weight)
 	})
 	// Pages that n alone cites hand nothing on: the others share it all.
 	sum := 0.0
 	for _, c := range out {
-		sum += c.weight
+		sum += c.Weight
 	}
 	for i := range out {
-		out[i].weight /= sum
+		out[i].Weight /= sum
 	}
 	*buf = out
 	return out

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kgmem/kgmem/internal/spread"
 	"github.com/stretchr/testify/require"
 )
 
@@ -167,6 +168,6 @@ func TestSpreadPagesCreditsStatedRelations(t *testing.T) {
 	// is 0.5 + 0.25 + 0.125 over the three steps; every entity keeps half of
 	// what reaches it.
 	flow := 0.5 + 0.25 + 0.125
-	require.InDelta(t, spreadStated*flow, got["credits"], 1e-12)
+	require.InDelta(t, spread.Stated*flow, got["credits"], 1e-12)
 	require.InDelta(t, 0.5*(0.5+0.125), got["jon"], 1e-12)
 }
