@@ -6,11 +6,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/kgmem/kgmem/internal/quote"
 	"github.com/kgmem/kgmem/internal/traverse"
 	"github.com/kgmem/kgmem/internal/walk"
-
-	"github.com/kgmem/kgmem/internal/errmsg"
 )
 
 // stepper is the read access the traversal algorithms (GetRelated here,
@@ -21,8 +20,8 @@ import (
 // about ordering, ties and caps lives in the algorithms, so every backend
 // that implements stepper returns the same answers.
 type stepper interface {
-	// Expand, ID and CompareRels are what the path search needs (see
-	// traverse.Stepper); Expand checks ctx every traverse.ScanCheckEvery relations.
+	// Expand, ID and CompareRels: what the searches of internal/traverse
+	// need. Expand checks ctx every traverse.ScanCheckEvery relations.
 	traverse.Stepper
 	// entity returns a copy of the entity behind node handle n.
 	entity(n int32) Entity
