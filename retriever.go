@@ -14,6 +14,7 @@ import (
 	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/kgmem/kgmem/internal/question"
 	"github.com/kgmem/kgmem/internal/quote"
+	"github.com/kgmem/kgmem/internal/spread"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -792,7 +793,7 @@ func (r *MemoryRetriever) walkConfig() walkConfig {
 type questionAnswerer interface {
 	answer(ctx context.Context, query string, cfg walkConfig, types []string, keep int) ([]graphHit, int, error)
 	answerFrom(ctx context.Context, query string, cfg walkConfig, types []string, keep int, seeds []seedLink) ([]graphHit, int, error)
-	spread(ctx context.Context, query string, content func() []ScoredPage, mode SpreadMode, asOf AsOf, limit int) ([]pageMass, error)
+	spread(ctx context.Context, query string, content func() []ScoredPage, mode SpreadMode, asOf AsOf, limit int) ([]spread.PageMass, error)
 	spreads(mode SpreadMode) bool
 }
 

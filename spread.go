@@ -96,33 +96,16 @@ const (
 	freeTextShare   = 0.2
 )
 
-// pageMass is a page's score from page spreading, and the ID of the
-// entity that handed it most.
-type pageMass struct {
-	page  string
-	score float64
-	via   string
-}
-
 // spreadPages runs page spreading (spread.Pages) over g from the
 // question's links, or from the entities the pages of content cite, as of
 // asOf; the caller holds g.mu for reading. It returns the best limit pages
 // reached (all of them when limit ≤ 0), best first (ties: page ID).
-func (g *InMemoryGraph) spreadPages(ctx context.Context, query string, content func() []ScoredPage, asOf AsOf, limit int) ([]pageMass, error) {
+func (g *InMemoryGraph) spreadPages(ctx context.Context, query string, content func() []ScoredPage, asOf AsOf, limit int) ([]spread.PageMass, error) {
 	seeds := g.spreadSeeds(query, content)
 	if len(seeds) == 0 {
 		return nil, nil
 	}
-	st := g.step(nil, asOf)
-	pages, err := spread.Pages(ctx, spreadView{st: st, asks: g.asksAbout(query)}, seeds, limit)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]pageMass, len(pages))
-	for i, p := range pages {
-		out[i] = pageMass{page: p.Page, score: p.Score, via: g.nodes[p.Via].id}
-	}
-	return out, nil
+	return spread.Pages(ctx, spreadView{st: g.step(nil, asOf), asks: g.asksAbout(query)}, seeds, limit)
 }
 
 // spreadView is the graph as page spreading reads it (spread.Graph), at
@@ -245,7 +228,7 @@ func (r *MemoryRetriever) spreads(cfg RetrieverConfig) bool {
 
 // spread runs page spreading under the graph's read lock, when mode asks
 // for it over this graph (see questionAnswerer).
-func (g *InMemoryGraph) spread(ctx context.Context, query string, content func() []ScoredPage, mode SpreadMode, asOf AsOf, limit int) ([]pageMass, error) {
+func (g *InMemoryGraph) spread(ctx context.Context, query string, content func() []ScoredPage, mode SpreadMode, asOf AsOf, limit int) ([]spread.PageMass, error) {
 	if err := g.rlock(); err != nil {
 		return nil, err
 	}
@@ -272,47 +255,47 @@ func (r *MemoryRetriever) spreadGraphs(ctx context.Context, cfg RetrieverConfig,
 		return top
 	}
 	f := r.pageFetcher(ctx, runs, c, cfg)
-	spread := 0
+	scored := 0
 	for i := range runs {
 		run := &runs[i]
 		if run.content || run.err != nil {
 			continue
 		}
-		var pages []pageMass
+		var pages []spread.PageMass
 		if got, ok := early.get(i); ok {
 			pages = got
 		} else {
 			var err error
 			if pages, err = r.spreadRun(ctx, cfg, query, run, content); err != nil {
-				return spread, err
+				return scored, err
 			}
 		}
 		pages = pages[:min(len(pages), cfg.Candidates)]
 		ids := make([]string, len(pages))
 		for i, pm := range pages {
-			ids[i] = pm.page
+			ids[i] = pm.Page
 		}
 		f.prefetch(ids)
 		for _, pm := range pages {
-			if j, in := c.pages[pm.page]; in {
-				c.spread[j] = max(c.spread[j], pm.score)
-				spread++
+			if j, in := c.pages[pm.Page]; in {
+				c.spread[j] = max(c.spread[j], pm.Score)
+				scored++
 				continue
 			}
-			probe, ok := f.find(pm.page)
+			probe, ok := f.find(pm.Page)
 			if !ok {
 				continue
 			}
 			j, in := c.lookup(&probe)
 			if !in {
-				probe.Path = []string{pm.via}
+				probe.Path = []string{pm.Via}
 				j = c.add(probe)
 			}
-			c.spread[j] = max(c.spread[j], pm.score)
-			spread++
+			c.spread[j] = max(c.spread[j], pm.Score)
+			scored++
 		}
 	}
-	return spread, f.err("page spreading")
+	return scored, f.err("page spreading")
 }
 
 // spreadRun runs page spreading over the graph of run as of the time the
@@ -320,7 +303,7 @@ func (r *MemoryRetriever) spreadGraphs(ctx context.Context, cfg RetrieverConfig,
 // the walk does; content gives the best text hits, asked for only when the
 // question names no entity. A graph that is not a questionAnswerer gives
 // nothing.
-func (r *MemoryRetriever) spreadRun(ctx context.Context, cfg RetrieverConfig, query string, run *sourceRun, content func() []ScoredPage) ([]pageMass, error) {
+func (r *MemoryRetriever) spreadRun(ctx context.Context, cfg RetrieverConfig, query string, run *sourceRun, content func() []ScoredPage) ([]spread.PageMass, error) {
 	qa, ok := r.graphs[run.index].g.(questionAnswerer)
 	if !ok {
 		return nil, nil
@@ -344,7 +327,7 @@ func (r *MemoryRetriever) spreadRun(ctx context.Context, cfg RetrieverConfig, qu
 // the same either way.
 type earlySpread struct {
 	done  chan struct{}
-	pages map[int][]pageMass // by run index; only the runs it completed
+	pages map[int][]spread.PageMass // by run index; only the runs it completed
 }
 
 // startSpread starts page spreading over the graph runs of runs in a
@@ -353,7 +336,7 @@ type earlySpread struct {
 // (see spreadSeeds): it waits for contentDone, closed once every content
 // run has answered, while the graph channel searches on.
 func (r *MemoryRetriever) startSpread(ctx context.Context, cfg RetrieverConfig, query string, runs []sourceRun, contentDone <-chan struct{}) *earlySpread {
-	e := &earlySpread{done: make(chan struct{}), pages: map[int][]pageMass{}}
+	e := &earlySpread{done: make(chan struct{}), pages: map[int][]spread.PageMass{}}
 	go func() {
 		defer close(e.done)
 		var top []ScoredPage
@@ -383,7 +366,7 @@ func (e *earlySpread) wait() { <-e.done }
 
 // get waits for e and returns what it reached over run i; false when it
 // did not complete that run. A nil e has nothing.
-func (e *earlySpread) get(i int) ([]pageMass, bool) {
+func (e *earlySpread) get(i int) ([]spread.PageMass, bool) {
 	if e == nil {
 		return nil, false
 	}

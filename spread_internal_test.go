@@ -66,7 +66,7 @@ func TestSpreadPagesWeighsTheAskedRelation(t *testing.T) {
 		require.NoError(t, err)
 		out := map[string]float64{}
 		for _, p := range pages {
-			out[p.page] = p.score
+			out[p.Page] = p.Score
 		}
 		return out
 	}
@@ -160,7 +160,7 @@ func TestSpreadPagesCreditsStatedRelations(t *testing.T) {
 	require.NoError(t, err)
 	got := map[string]float64{}
 	for _, p := range pages {
-		got[p.page] = p.score
+		got[p.Page] = p.Score
 	}
 	require.Len(t, got, 2, "%v", got)
 	// Step 1: Big Eye passes 0.5 to Jon. Jon passes half of what he gets

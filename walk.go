@@ -112,9 +112,10 @@ func answerQuestion(ctx context.Context, w *walk.Walker, st walkStepper, query s
 	if err := w.Search(ctx, st, q, starts, cfg.search()); err != nil {
 		return nil, 0, err
 	}
-	var nodes []traverse.Ranked
-	for _, n := range w.Nodes() {
-		nodes = append(nodes, traverse.Ranked{N: n})
+	reached := w.Nodes()
+	nodes := make([]traverse.Ranked, len(reached))
+	for i, n := range reached {
+		nodes[i] = traverse.Ranked{N: n}
 	}
 	if err := st.prepare(ctx, nodes); err != nil {
 		return nil, 0, err

@@ -62,11 +62,17 @@ type keyStart struct {
 
 // Add indexes name (its match key and variant) as borne by ref.
 func (x *Index) Add(name string, ref Ref) {
+	keysOf(name, func(key string, n int) { x.addKey(key, n, ref) })
+}
+
+// keysOf calls f with each match key of name, and its units: its link key
+// and its variant.
+func keysOf(name string, f func(key string, n int)) {
 	if key, n, ok := textrule.LinkKey(name); ok {
-		x.addKey(key, n, ref)
+		f(key, n)
 	}
 	if key, n, ok := textrule.LinkVariant(name); ok {
-		x.addKey(key, n, ref)
+		f(key, n)
 	}
 }
 
@@ -100,12 +106,7 @@ func (x *Index) addKey(key string, n int, ref Ref) {
 
 // Remove undoes Add(name, ref).
 func (x *Index) Remove(name string, ref Ref) {
-	if key, n, ok := textrule.LinkKey(name); ok {
-		x.removeKey(key, n, ref)
-	}
-	if key, n, ok := textrule.LinkVariant(name); ok {
-		x.removeKey(key, n, ref)
-	}
+	keysOf(name, func(key string, n int) { x.removeKey(key, n, ref) })
 }
 
 func (x *Index) removeKey(key string, n int, ref Ref) {

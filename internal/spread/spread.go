@@ -123,12 +123,12 @@ func (sc *scratch) release() {
 	pool.Put(sc.reset())
 }
 
-// PageMass is a page's score from page spreading, and the entity that
-// handed it most.
+// PageMass is a page's score from page spreading, and the ID of the
+// entity that handed it most.
 type PageMass struct {
 	Page  string
 	Score float64
-	Via   int32
+	Via   string
 }
 
 // Graph is what page spreading reads of a graph, by handle.
@@ -320,7 +320,7 @@ func Pages(ctx context.Context, g Graph, seeds []Seed, limit int) ([]PageMass, e
 	out := make([]PageMass, 0, min(len(accs), max(limit, 0)+16))
 	for page, i := range slot {
 		if a := &accs[i]; a.score >= floor {
-			out = append(out, PageMass{Page: page, Score: a.score, Via: a.via})
+			out = append(out, PageMass{Page: page, Score: a.score, Via: g.ID(a.via)})
 		}
 	}
 	slices.SortFunc(out, func(a, b PageMass) int {

@@ -85,7 +85,7 @@ func TestPagesChain(t *testing.T) {
 	require.Equal(t, []string{"stated", "b"}, []string{got[0].Page, got[1].Page})
 	require.InDelta(t, Stated*flow, got[0].Score, 1e-12)
 	require.InDelta(t, 0.5*(0.5+0.125), got[1].Score, 1e-12)
-	require.Equal(t, int32(1), got[1].Via)
+	require.Equal(t, "e001", got[1].Via)
 
 	// A relation not valid at the question's time carries nothing.
 	g.invalid = map[int32]bool{0: true}
@@ -107,11 +107,10 @@ func TestPagesLimit(t *testing.T) {
 				g.pages[e] = append(g.pages[e], fmt.Sprintf("p%02d", rng.IntN(20)))
 			}
 		}
+		g.asks = map[int32]bool{}
 		for range 2 * n {
 			r := g.rel(int32(rng.IntN(n)), int32(rng.IntN(n)), fmt.Sprintf("p%02d", rng.IntN(20)))
-			if rng.IntN(4) == 0 {
-				g.asks = map[int32]bool{r: true}
-			}
+			g.asks[r] = rng.IntN(4) == 0
 		}
 		seeds := []Seed{{int32(rng.IntN(n)), 0.6}, {int32(rng.IntN(n)), 0.4}}
 		all, err := Pages(context.Background(), g, seeds, 0)

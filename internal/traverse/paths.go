@@ -43,8 +43,9 @@ type pathSide struct {
 }
 
 // PathSearch holds one FindPaths call. Its sides and buffers are scratch
-// space that a graph reuses across calls (see pathScratch), so a search
-// allocates in proportion to its answer, not to what it explored.
+// space that a graph reuses across calls (the in-memory graph pools them),
+// so a search allocates in proportion to its answer, not to what it
+// explored.
 type PathSearch struct {
 	st        Stepper
 	cap       int

@@ -38,8 +38,8 @@ import (
 // one scan of its adjacency list and at most walkFanout new walks, and a
 // search expands at most DefaultBeam entities per hop. Within the budget the
 // search is exact: each entity gets the best-scoring walk of all walks of
-// up to the hop limit (kgmem's tests compare it with an exhaustive
-// enumeration of walks on random graphs).
+// up to the hop limit (TestSearchMatchesExhaustiveWalks compares it with
+// an exhaustive enumeration of walks on random graphs).
 
 // Search defaults.
 const (
