@@ -118,7 +118,9 @@ type spreadView struct {
 func (v spreadView) Lists(n int32) (out, in []adj) { return v.st.Lists(n) }
 func (v spreadView) Valid(r int32) bool            { return !v.st.timed || v.st.g.rels[r].admits(v.st.at) }
 func (v spreadView) Asks(r int32) bool             { return v.asks(r) }
-func (v spreadView) CoCitedCount(n int32) int      { return v.st.g.coCitedCount(n) }
+func (v spreadView) CoCitedCount(n int32, atMost int) int {
+	return v.st.g.coCitedCount(n, atMost)
+}
 func (v spreadView) CoCited(n int32, buf *[]spread.Seed) []spread.Seed {
 	return v.st.g.coCited(n, buf)
 }
@@ -425,11 +427,14 @@ func (c *candidates) scorePages() {
 }
 
 // coCitedCount is the length of coCited(n): the entities sharing a page
-// with n, counted once per page.
-func (g *InMemoryGraph) coCitedCount(n int32) int {
+// with n, counted once per page. It stops counting, and returns what it
+// has counted, once that passes atMost.
+func (g *InMemoryGraph) coCitedCount(n int32, atMost int) int {
 	c := 0
 	for _, p := range g.nodes[n].sourceIDs() {
-		c += max(len(g.sources.ents[p])-1, 0)
+		if c += max(len(g.sources.ents[p])-1, 0); c > atMost {
+			break
+		}
 	}
 	return c
 }

@@ -140,8 +140,9 @@ type Graph interface {
 	// Asks reports whether relation r's type shares a word with the
 	// question.
 	Asks(r int32) bool
-	// CoCitedCount is len(CoCited(n)), cheaper.
-	CoCitedCount(n int32) int
+	// CoCitedCount is len(CoCited(n)), cheaper; once the count passes
+	// atMost it may stop and return any larger number.
+	CoCitedCount(n int32, atMost int) int
 	// CoCited returns the entities that share a page with n, weights
 	// summing to 1, in node order; it may reuse buf.
 	CoCited(n int32, buf *[]Seed) []Seed
@@ -203,6 +204,33 @@ func Pages(ctx context.Context, g Graph, seeds []Seed, limit int) ([]PageMass, e
 		clear(next)
 		for _, u := range order {
 			out, in := g.Lists(u)
+			deg := 0 // the relations u may pass activation on along
+			for _, list := range [2][]traverse.Adj{out, in} {
+				for _, a := range list {
+					if a.To != u && g.Valid(a.Rel) {
+						deg++
+					}
+				}
+			}
+			pass := damping * front[u]
+			cs := coCitedShare * pass
+			if deg == 0 {
+				cs = pass
+			}
+			// An entity cited with many others (a generic node on forty
+			// pages) would hand each less than minShare: it keeps
+			// that share for its relations, and the list is never built.
+			// Counting stops where no count could pass the test.
+			if co := g.CoCitedCount(u, int(cs/minShare)+1); co > 0 && cs/float64(co) >= minShare {
+				for _, c := range g.CoCited(u, &sc.coBuf) {
+					next[c.Node] += cs * c.Weight
+				}
+				pass -= cs
+			}
+			if deg == 0 || pass/float64(deg) < minShare {
+				act[u] += pass
+				continue
+			}
 			// The relations u passes activation on along, each weighing
 			// 1, or 1 + asked when its type shares a word with the
 			// question.
@@ -221,25 +249,6 @@ func Pages(ctx context.Context, g Graph, seeds []Seed, limit int) ([]PageMass, e
 						wsum += w
 					}
 				}
-			}
-			deg := len(edges)
-			pass := damping * front[u]
-			cs := coCitedShare * pass
-			if deg == 0 {
-				cs = pass
-			}
-			// An entity cited with many others (a generic node on forty
-			// pages) would hand each less than minShare: it keeps
-			// that share for its relations, and the list is never built.
-			if co := g.CoCitedCount(u); co > 0 && cs/float64(co) >= minShare {
-				for _, c := range g.CoCited(u, &sc.coBuf) {
-					next[c.Node] += cs * c.Weight
-				}
-				pass -= cs
-			}
-			if deg == 0 || pass/float64(deg) < minShare {
-				act[u] += pass
-				continue
 			}
 			for i, e := range edges {
 				f := pass * e.Weight / wsum

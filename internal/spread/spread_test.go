@@ -43,7 +43,12 @@ func (g *testGraph) Pages(n int32) []string                 { return g.pages[n] 
 func (g *testGraph) RelPages(r int32) []string              { return g.relPages[r] }
 func (g *testGraph) RelSource(r int32) int32                { return g.relSrc[r] }
 func (g *testGraph) ID(n int32) string                      { return fmt.Sprintf("e%03d", n) }
-func (g *testGraph) CoCitedCount(n int32) int               { return len(g.CoCited(n, new([]Seed))) }
+
+// CoCitedCount stops as early as the contract lets it: past atMost it
+// returns atMost+1, so the tests see the least count Pages must refuse.
+func (g *testGraph) CoCitedCount(n int32, atMost int) int {
+	return min(len(g.CoCited(n, new([]Seed))), atMost+1)
+}
 
 // CoCited: the entities citing one of n's pages, by 1 / n's pages × 1 /
 // the others on that page, normalised.
