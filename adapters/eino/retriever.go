@@ -9,7 +9,7 @@ import (
 	"github.com/cloudwego/eino/components/retriever"
 	"github.com/cloudwego/eino/schema"
 	"github.com/kgmem/kgmem"
-	"github.com/kgmem/kgmem/internal/docmeta"
+	"github.com/kgmem/kgmem/adapters/internal/docmeta"
 	"github.com/kgmem/kgmem/internal/errmsg"
 )
 

@@ -8,8 +8,8 @@ import (
 	"github.com/cloudwego/eino/schema"
 	"github.com/kgmem/kgmem"
 	kgmemeino "github.com/kgmem/kgmem/adapters/eino"
-	"github.com/kgmem/kgmem/internal/adaptertest"
-	"github.com/kgmem/kgmem/internal/docmeta"
+	"github.com/kgmem/kgmem/adapters/internal/adaptertest"
+	"github.com/kgmem/kgmem/adapters/internal/docmeta"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

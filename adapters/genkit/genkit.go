@@ -47,7 +47,7 @@ import (
 	"github.com/firebase/genkit/go/core"
 	"github.com/firebase/genkit/go/genkit"
 	"github.com/kgmem/kgmem"
-	"github.com/kgmem/kgmem/internal/docmeta"
+	"github.com/kgmem/kgmem/adapters/internal/docmeta"
 	"github.com/kgmem/kgmem/internal/errmsg"
 )
 

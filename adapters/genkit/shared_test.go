@@ -8,8 +8,8 @@ import (
 	"github.com/firebase/genkit/go/genkit"
 	"github.com/kgmem/kgmem"
 	kgmemgenkit "github.com/kgmem/kgmem/adapters/genkit"
-	"github.com/kgmem/kgmem/internal/adaptertest"
-	"github.com/kgmem/kgmem/internal/docmeta"
+	"github.com/kgmem/kgmem/adapters/internal/adaptertest"
+	"github.com/kgmem/kgmem/adapters/internal/docmeta"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

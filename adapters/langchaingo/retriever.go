@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/kgmem/kgmem"
-	"github.com/kgmem/kgmem/internal/docmeta"
+	"github.com/kgmem/kgmem/adapters/internal/docmeta"
 	"github.com/kgmem/kgmem/internal/errmsg"
 	"github.com/tmc/langchaingo/schema"
 )

@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/adapters/internal/adaptertest"
+	"github.com/kgmem/kgmem/adapters/internal/docmeta"
 	kgmemlangchain "github.com/kgmem/kgmem/adapters/langchaingo"
-	"github.com/kgmem/kgmem/internal/adaptertest"
-	"github.com/kgmem/kgmem/internal/docmeta"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/schema"

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/kgmem/kgmem"
-	"github.com/kgmem/kgmem/internal/docmeta"
+	"github.com/kgmem/kgmem/adapters/internal/docmeta"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
