@@ -9,48 +9,56 @@ import (
 )
 
 // Vocab is a vocabulary of registered phrases compiled for matching: each
-// phrase as the keys of its units.
+// phrase as the keys of its units, and for relation phrases also as its
+// words as spelled (folded), so that a question's word that spells a
+// phrase can be told from one that only shares its stem.
 type Vocab struct {
-	rel, inv, types map[string][][]string
+	rel, inv, types  map[string][][]string
+	relFold, invFold map[string][][]string // the folds of rel's and inv's phrases, index for index
 }
 
 // CompileVocab compiles the phrases registered for relation types
 // (relations), for relation types walked from target to source (inverse)
 // and for entity types (types), each map keyed by the type as stored.
 func CompileVocab(relations, inverse, types map[string][]string) *Vocab {
-	compile := func(m map[string][]string) map[string][][]string {
+	compile := func(m map[string][]string) (keys, folds map[string][][]string) {
 		if len(m) == 0 {
-			return nil
+			return nil, nil
 		}
-		out := make(map[string][][]string, len(m))
+		keys, folds = make(map[string][][]string, len(m)), make(map[string][][]string, len(m))
 		for k, phrases := range m {
 			for _, p := range phrases {
-				if keys := phraseKeys(p); len(keys) > 0 {
-					out[k] = append(out[k], keys)
+				if ks, fs := phraseKeys(p); len(ks) > 0 {
+					keys[k] = append(keys[k], ks)
+					folds[k] = append(folds[k], fs)
 				}
 			}
 		}
-		return out
+		return keys, folds
 	}
-	return &Vocab{rel: compile(relations), inv: compile(inverse), types: compile(types)}
+	v := &Vocab{}
+	v.rel, v.relFold = compile(relations)
+	v.inv, v.invFold = compile(inverse)
+	v.types, _ = compile(types)
+	return v
 }
 
 // phraseKeys returns the unit keys of a registered phrase: stems of its
 // words and its CJK characters, stop words dropped unless nothing else is
-// left.
-func phraseKeys(p string) []string {
+// left; and the same units' folded forms.
+func phraseKeys(p string) (keys, folds []string) {
 	units := analyzeUnits(p)
-	var keys, all []string
+	var all, allFolds []string
 	for _, u := range units {
-		all = append(all, u.stem)
+		all, allFolds = append(all, u.stem), append(allFolds, u.fold)
 		if !u.stop {
-			keys = append(keys, u.stem)
+			keys, folds = append(keys, u.stem), append(folds, u.fold)
 		}
 	}
 	if len(keys) == 0 {
-		return all
+		return all, allFolds
 	}
-	return keys
+	return keys, folds
 }
 
 // Unit is one unit of an analysed text: a word, or one CJK character.
@@ -694,6 +702,9 @@ type Term struct {
 	// Inverse marks words that name the relation walked from its target
 	// to its source.
 	Inverse bool
+	// spelled marks a registered phrase's term whose words spell the
+	// phrase, not only its stems (see spelledWins).
+	spelled bool
 }
 
 // RelationMatch is what a relation type's name matches in a question.
@@ -740,16 +751,20 @@ func (q *Analysis) MatchRelationName(name string, rn *RelationName, v *Vocab) *R
 	}
 	if v != nil {
 		named := len(m.Terms)
-		for _, keys := range v.rel[name] {
-			for _, t := range q.matchPhrase(keys, false) {
+		var all, kept []Term // the registered phrases' terms, both ways round; those not absorbed
+		for i, keys := range v.rel[name] {
+			for _, t := range q.matchPhrase(keys, v.relFold[name][i], false) {
+				all = append(all, t)
 				if !m.absorb(named, t) {
-					m.Terms = append(m.Terms, t)
+					kept = append(kept, t)
 				}
 			}
 		}
-		for _, keys := range v.inv[name] {
-			m.Terms = append(m.Terms, q.matchPhrase(keys, true)...)
+		for i, keys := range v.inv[name] {
+			ts := q.matchPhrase(keys, v.invFold[name][i], true)
+			all, kept = append(all, ts...), append(kept, ts...)
 		}
+		m.Terms = append(m.Terms, spelledWins(kept, all)...)
 	}
 	for i := range m.Terms {
 		t := &m.Terms[i]
@@ -921,27 +936,49 @@ func (q *Analysis) commonRun(run string) (first, last, n int) {
 	return first, last, n
 }
 
-// matchPhrase finds a registered phrase, given as unit keys, among the
-// question's content units, in order and adjacent.
-func (q *Analysis) matchPhrase(keys []string, inverse bool) []Term {
+// matchPhrase finds a registered phrase, given as unit keys and their
+// folds, among the question's content units, in order and adjacent. A
+// term whose words spell the phrase, not only its stems, is marked
+// spelled.
+func (q *Analysis) matchPhrase(keys, folds []string, inverse bool) []Term {
 	var out []Term
 	for ci := range q.Content {
 		if ci+len(keys) > len(q.Content) {
 			break
 		}
-		ok := true
+		ok, spelled := true, true
 		for k, key := range keys {
-			if q.Units[q.Content[ci+k]].stem != key {
+			u := &q.Units[q.Content[ci+k]]
+			if u.stem != key {
 				ok = false
 				break
 			}
+			spelled = spelled && u.fold == folds[k]
 		}
 		if !ok {
 			continue
 		}
 		first, last := q.Content[ci], q.Content[ci+len(keys)-1]
 		out = append(out, Term{Mask: q.Span(first, last), Strength: strengthVocab, Part: -1, First: first, Last: last,
-			Start: q.Units[first].Start, End: q.Units[last].End, Inverse: inverse})
+			Start: q.Units[first].Start, End: q.Units[last].End, Inverse: inverse, spelled: spelled})
+	}
+	return out
+}
+
+// spelledWins returns the phrase terms ts of one relation but those that
+// only share stems with the question's words where a phrase registered the
+// other way round (among all, absorbed or not) spells them: "manager"
+// registered for reports_to and "manages" for its inverse both stem to
+// "manag", and the question's "manager" asks for the first, "manages" for
+// the second. Where both or neither spell the words, both readings stay.
+func spelledWins(ts, all []Term) []Term {
+	out := ts[:0:0]
+	for _, t := range ts {
+		if t.spelled || !slices.ContainsFunc(all, func(u Term) bool {
+			return u.spelled && u.Mask == t.Mask && u.Inverse != t.Inverse
+		}) {
+			out = append(out, t)
+		}
 	}
 	return out
 }

@@ -218,6 +218,40 @@ func TestMatchRelationTerms(t *testing.T) {
 	require.Len(t, Analyze("the director of it", nil).MatchRelation("directed_by", v).Terms, 2)
 }
 
+// TestSpelledPhraseWins pins how registered phrases that share a stem but
+// are registered opposite ways round read: the question's word takes the
+// direction of the phrase it spells; a word both phrases spell, or
+// neither, keeps both readings.
+func TestSpelledPhraseWins(t *testing.T) {
+	// readings returns, per word of the question matched by a registered
+	// phrase (Part -1) or the name, the directions it is read in.
+	readings := func(text, name string, v *Vocab) map[string][]bool {
+		q := Analyze(text, nil)
+		out := map[string][]bool{}
+		for _, tm := range q.MatchRelation(name, v).Terms {
+			w := text[tm.Start:tm.End]
+			if !slices.Contains(out[w], tm.Inverse) {
+				out[w] = append(out[w], tm.Inverse)
+				if len(out[w]) == 2 {
+					out[w] = []bool{false, true}
+				}
+			}
+		}
+		return out
+	}
+	v := CompileVocab(map[string][]string{"boss_of": {"manager"}}, map[string][]string{"boss_of": {"manages"}}, nil)
+	require.Equal(t, map[string][]bool{"manager": {false}}, readings("who is the manager of Bob", "boss_of", v))
+	require.Equal(t, map[string][]bool{"manages": {true}}, readings("who manages Bob", "boss_of", v))
+	// "managers" spells neither phrase: both readings stay.
+	require.Equal(t, map[string][]bool{"managers": {false, true}}, readings("the managers of Bob", "boss_of", v))
+	// Both phrases spell "mentor": both readings stay.
+	v = CompileVocab(map[string][]string{"guide_of": {"mentor"}}, map[string][]string{"guide_of": {"mentor", "mentees"}}, nil)
+	require.Equal(t, map[string][]bool{"mentor": {false, true}}, readings("the mentor of Bob", "guide_of", v))
+	// A phrase absorbed by the name's own match still spells its words.
+	v = CompileVocab(map[string][]string{"manager": {"manager"}}, map[string][]string{"manager": {"manages"}}, nil)
+	require.Equal(t, map[string][]bool{"manager": {false}}, readings("the manager of Bob", "manager", v))
+}
+
 // TestOfHeadAndMainClause pins the two readings orderKey uses to place a
 // verb after a name: the noun heading "the N of <name>", and whether an
 // auxiliary makes that verb the main clause's.
