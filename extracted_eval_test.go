@@ -469,7 +469,10 @@ func assertNoWorseThanContent(t *testing.T, content, hybrid *xeRun) {
 			k    string
 			c, h float64
 		}{{"R@2", c.R2(), h.R2()}, {"R@5", c.R5(), h.R5()}, {"R@10", c.R10(), h.R10()}} {
-			if m.h >= m.c {
+			// Recall is a mean of shares such as 1/3 and 2/3, summed in
+			// another order for each configuration: the same passages
+			// found may differ in the last bits.
+			if m.h >= m.c-1e-9 {
 				continue
 			}
 			if requireLift && strict {

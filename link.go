@@ -59,7 +59,11 @@ func indexNames(x *nameindex.Index, s int32, n *node, add bool) {
 // boundaries for alphabetic scripts and anywhere for CJK. The longest match
 // wins and a match inside a longer one is dropped, so "张三负责什么项目？"
 // links the entity named 张三 and "who works on project apollo" the one named
-// "Project Apollo". Mentions are ordered by position, then entity ID. Text
+// "Project Apollo". A run of words ending in a plural that matches no name
+// links the name its singular spells ("Gila monsters" the entity named
+// "Gila monster": the last word's "s" dropped, for words of more than three
+// letters not ending in "ss"), at an alias's quality times the name's.
+// Mentions are ordered by position, then entity ID. Text
 // that is not valid UTF-8 returns ErrInvalidArgument. Cost: O(units of text ×
 // the longest indexed name), independent of the number of entities.
 func (g *InMemoryGraph) LinkEntities(ctx context.Context, text string) ([]EntityMention, error) {

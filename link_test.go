@@ -80,6 +80,10 @@ func TestLinkEntities(t *testing.T) {
 		{"who sang Believe", []linked{{"song", "Believe", false, 1}}},
 		{"BELIEVE charts", []linked{{"album", "BELIEVE", false, 1}}},
 		{"believe it", []linked{{"album", "believe", false, 0.5}, {"song", "believe", false, 0.5}}},
+		// A plural links the entity named in the singular, as an alias
+		// would.
+		{"what do the project apollos need", []linked{{"project:apollo", "project apollos", false, 0.9}}},
+		{"the gateways", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {

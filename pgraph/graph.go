@@ -506,8 +506,9 @@ func (g *Graph) keywordQuery(folded []string) (string, []any) {
 // LinkEntities returns the entities text names by their name or an alias,
 // exactly as kgmem.InMemoryGraph.LinkEntities does: exact matches after
 // case folding and full-width narrowing, on word boundaries for alphabetic
-// scripts and anywhere for CJK, the longest match winning. It computes the
-// match key of every run of up to 16 units of text, fetches the entities
+// scripts and anywhere for CJK, the longest match winning, a plural linking
+// the name its singular spells. It computes the match key of every run of
+// up to 16 units of text (and its singular key), fetches the entities
 // whose name or alias has one of those keys in one query (a GIN index on
 // link_keys), and applies kgmem.LinkWithKeywords' matching rules to them.
 // Text that is not valid UTF-8 returns kgmem.ErrInvalidArgument. Cost:

@@ -18,7 +18,7 @@ import (
 // forms, CJK, combining marks and separators.
 func randomText(rng *rand.Rand, pieces int) string {
 	parts := []string{
-		"Apollo", "apollo", "ＡＰＯＬＬＯ", "ａｐｏ", "张三", "张", "三丰", "负责", "项目", "？", "，", " ", "  ", "-",
+		"Apollo", "apollo", "Apollos", "Straßes", "ＡＰＯＬＬＯ", "ａｐｏ", "张三", "张", "三丰", "负责", "项目", "？", "，", " ", "  ", "-",
 		"Straße", "STRASSE", "\u212a", "k", "ſ", "S", "Σ", "ς", "σ", "e\u0301", "é", "ﬁ", "fi", "O'Brien", "x", "12",
 		"\u3000", "ｘ", "Ｘ", "ｙ", "İ", "i", "ı", "Ǆ", "ǅ", "ǆ", "ᾼ", "ᾳ", "ﾃﾞ", "テ", "한국", "😀", "\ufe0f",
 	}

@@ -157,6 +157,9 @@ type Mention struct {
 // Match finds the names x knows in text, cut into units. For each position
 // it tries the longest key first; overlapping matches are resolved longest
 // first (then leftmost), so a name inside a longer matched name is dropped.
+// A run whose own key matches no name but whose singular key does
+// (textrule.AppendSingularKey: "Gila monsters" for the entity named "Gila
+// monster") matches at the quality of the name times AliasQuality.
 // When several entities bear the matched words, the ones spelled (reports
 // whether an entity's name, or for an alias ref one of its aliases, is the
 // surface text exactly) says match take it alone, if any; the others share
@@ -170,7 +173,12 @@ func (x *Index) Match(text string, units []textrule.Unit, spelled func(r Ref, su
 			lens = append(lens, n)
 		}
 	}
-	type span struct{ first, last int }
+	// A span matched by its singular key (textrule.AppendSingularKey) is
+	// plural: the text writes a form of the name the index does not hold.
+	type span struct {
+		first, last int
+		plural      bool
+	}
 	var spans []span
 	var key []byte
 	for i := range units {
@@ -186,12 +194,12 @@ func (x *Index) Match(text string, units []textrule.Unit, spelled func(r Ref, su
 				continue
 			}
 			key = textrule.AppendKey(key[:0], units[i:i+n])
-			if _, ok := x.one[string(key)]; ok {
-				spans = append(spans, span{i, i + n - 1})
+			if x.holds(key) {
+				spans = append(spans, span{i, i + n - 1, false})
 				continue
 			}
-			if _, ok := x.many[string(key)]; ok {
-				spans = append(spans, span{i, i + n - 1})
+			if k, ok := textrule.AppendSingularKey(key[:0], units[i:i+n]); ok && x.holds(k) {
+				spans = append(spans, span{i, i + n - 1, true})
 			}
 		}
 	}
@@ -205,7 +213,11 @@ func (x *Index) Match(text string, units []textrule.Unit, spelled func(r Ref, su
 	var out []Mention
 	var refs []Ref
 	exactRefs := func(s span) ([]Ref, bool) {
-		refs = x.Lookup(textrule.AppendKey(key[:0], units[s.first:s.last+1]), refs)
+		k := textrule.AppendKey(key[:0], units[s.first:s.last+1])
+		if s.plural {
+			k, _ = textrule.AppendSingularKey(key[:0], units[s.first:s.last+1])
+		}
+		refs = x.Lookup(k, refs)
 		surface := text[units[s.first].Start:units[s.last].End]
 		exact := refs[:0:0]
 		for _, r := range refs {
@@ -228,7 +240,15 @@ func (x *Index) Match(text string, units []textrule.Unit, spelled func(r Ref, su
 		// Where several entities bear the words, those spelled exactly as
 		// the text writes them (case and spacing) take the Mention.
 		refs, exact := exactRefs(s)
+		n := len(out)
 		out = appendMentions(out, refs, s.first, s.last)
+		if s.plural {
+			// A plural stands as an alias does: a form of the name that
+			// the entity does not spell.
+			for j := n; j < len(out); j++ {
+				out[j].Quality *= AliasQuality
+			}
+		}
 		if exact {
 			continue
 		}
@@ -255,6 +275,15 @@ func (x *Index) Match(text string, units []textrule.Unit, spelled func(r Ref, su
 		return cmp.Compare(a.First, b.First)
 	})
 	return slices.CompactFunc(out, func(a, b Mention) bool { return a.Ref.Slot() == b.Ref.Slot() })
+}
+
+// holds reports whether x has a name or alias whose match key is key.
+func (x *Index) holds(key []byte) bool {
+	if _, ok := x.one[string(key)]; ok {
+		return true
+	}
+	_, ok := x.many[string(key)]
+	return ok
 }
 
 func hasUpper(s string) bool {

@@ -56,6 +56,9 @@ func TestMatch(t *testing.T) {
 	x.Add("Mercury", MakeRef(2, false))
 	x.Add("mercury", MakeRef(3, false))
 	x.Add("Gemini", MakeRef(4, true))
+	x.Add("Apollos", MakeRef(5, false))
+	x.Add("Bos", MakeRef(6, false))
+	x.Add("Ab", MakeRef(7, false))
 	cases := []struct {
 		text    string
 		spelled func(Ref, string) bool
@@ -67,6 +70,14 @@ func TestMatch(t *testing.T) {
 		{"Mercury", func(r Ref, s string) bool { return r.Slot() == 2 }, []Mention{{Ref: MakeRef(2, false), First: 0, Last: 0, Quality: NameQuality}}},
 		{"gemini", nil, []Mention{{Ref: MakeRef(4, true), First: 0, Last: 0, Quality: AliasQuality}}},
 		{"nothing here", nil, nil},
+		// A plural the index does not hold links the singular, as an
+		// alias would; the plural of an alias counts as an alias twice.
+		{"the project apollos", nil, []Mention{{Ref: MakeRef(0, false), First: 1, Last: 2, Quality: NameQuality * AliasQuality}}},
+		{"two geminis", nil, []Mention{{Ref: MakeRef(4, true), First: 1, Last: 1, Quality: AliasQuality * AliasQuality}}},
+		// A name the index holds as written wins over a singular.
+		{"apollos", nil, []Mention{{Ref: MakeRef(5, false), First: 0, Last: 0, Quality: NameQuality}}},
+		// Only words of more than three letters, not ending in "ss".
+		{"the boss abs", nil, nil},
 	}
 	for _, c := range cases {
 		spelled := c.spelled
@@ -85,9 +96,12 @@ func TestMatch(t *testing.T) {
 	y.Add("Mercury", MakeRef(2, false))
 	y.Add("mercury", MakeRef(3, false))
 	y.Add("Gemini", MakeRef(4, true))
-	y.Add("Vostok", MakeRef(5, false))
+	y.Add("Apollos", MakeRef(5, false))
+	y.Add("Bos", MakeRef(6, false))
+	y.Add("Ab", MakeRef(7, false))
+	y.Add("Vostok", MakeRef(8, false))
 	require.False(t, x.Equal(&y))
-	y.Remove("Vostok", MakeRef(5, false))
+	y.Remove("Vostok", MakeRef(8, false))
 	require.True(t, x.Equal(&y))
 }
 

@@ -187,12 +187,31 @@ func LinkKeys(name string) []string {
 	return keys
 }
 
+// AppendSingularKey appends to dst the match key of units (see AppendKey)
+// with the plural "s" of its last unit dropped ("gila monsters" → "gila
+// monster"), and reports whether the last unit is a word it applies to: a
+// word, not a CJK character, of more than three letters that ends in "s"
+// but not in "ss". When it does not apply, dst comes back as it was.
+// Linking tries this key where the text's own key matches no name, so that
+// a question's plural links the entity named in the singular.
+func AppendSingularKey(dst []byte, units []Unit) ([]byte, bool) {
+	if len(units) == 0 {
+		return dst, false
+	}
+	last := units[len(units)-1].Key
+	if !units[len(units)-1].Word || len(last) <= 3 || last[len(last)-1] != 's' || last[len(last)-2] == 's' {
+		return dst, false
+	}
+	dst = AppendKey(dst, units)
+	return dst[:len(dst)-1], true
+}
+
 // LinkSpanKeys returns, sorted and without duplicates, the match keys of
-// every run of words and CJK characters in text that linking could match:
-// an entity can be linked from text only if the key of its name or of an
-// alias is among them. A backend stores the LinkKeys of each name and
-// alias and looks these up to find the candidates for kgmem's
-// LinkWithKeywords.
+// every run of words and CJK characters in text that linking could match,
+// and their singular keys (AppendSingularKey): an entity can be linked
+// from text only if the key of its name or of an alias is among them. A
+// backend stores the LinkKeys of each name and alias and looks these up to
+// find the candidates for kgmem's LinkWithKeywords.
 func LinkSpanKeys(text string) []string {
 	units := SplitUnits(text)
 	var keys []string
@@ -201,6 +220,9 @@ func LinkSpanKeys(text string) []string {
 		for n := 1; n <= MaxLinkUnits && i+n <= len(units); n++ {
 			key = AppendKey(key[:0], units[i:i+n])
 			keys = append(keys, string(key))
+			if k, ok := AppendSingularKey(key[:0], units[i:i+n]); ok {
+				keys = append(keys, string(k))
+			}
 		}
 	}
 	slices.Sort(keys)

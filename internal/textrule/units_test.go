@@ -105,6 +105,8 @@ func TestLinkSpanKeys(t *testing.T) {
 	require.Equal(t, []string{"apollo", "apollo project", "project", "project apollo", "project apollo project"}, got)
 	require.Equal(t, []string{"三", "张", "张三"}, LinkSpanKeys("张三"))
 	require.Empty(t, LinkSpanKeys("？"))
+	// A run ending in a plural also gives its singular key.
+	require.Equal(t, []string{"gila", "gila monster", "gila monsters", "monster", "monsters"}, LinkSpanKeys("Gila monsters"))
 	// Every key of a name appears among the span keys of a text that
 	// contains it.
 	for _, name := range []string{"Project Apollo", "Go 语言", "WALL·E"} {
@@ -112,6 +114,33 @@ func TestLinkSpanKeys(t *testing.T) {
 		k, _, _ := LinkKey(name)
 		require.Contains(t, spans, k, "%q", name)
 	}
+}
+
+func TestAppendSingularKey(t *testing.T) {
+	for _, c := range []struct {
+		text, want string // want "" : the rule does not apply
+	}{
+		{"Gila monsters", "gila monster"},
+		{"APOLLOS", "apollo"},
+		{"Straßes", "straße"},
+		{"boss", ""},   // ends in "ss"
+		{"bus", ""},    // three letters
+		{"apollo", ""}, // no "s"
+		{"张三s", ""},    // "s" alone is too short
+		{"张三", ""},     // the last unit is a CJK character
+		{"", ""},
+	} {
+		got, ok := AppendSingularKey(nil, SplitUnits(c.text))
+		require.Equal(t, c.want != "", ok, "%q", c.text)
+		require.Equal(t, c.want, string(got), "%q", c.text)
+	}
+	// It appends to dst, and leaves dst as it was when it does not apply.
+	got, ok := AppendSingularKey([]byte("x|"), SplitUnits("monsters"))
+	require.True(t, ok)
+	require.Equal(t, "x|monster", string(got))
+	got, ok = AppendSingularKey([]byte("x|"), SplitUnits("boss"))
+	require.False(t, ok)
+	require.Equal(t, "x|", string(got))
 }
 
 func TestFirstUnit(t *testing.T) {
