@@ -22,6 +22,7 @@ func FuzzNameIndexStarts(f *testing.F) {
 		"a b c|a b|b c|a b c d",
 		"ＡＰＩ Gateway|api gateway?",
 		"Ocean's Eleven|oceans eleven|Ocean's  Eleven",
+		"Gila monster|Gila|-Gila monsters|gila monsters and gilas",
 	} {
 		f.Add(s)
 	}
