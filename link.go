@@ -30,7 +30,9 @@ type EntityMention struct {
 	// Alias reports that Text matched an alias rather than the name.
 	Alias bool
 	// Quality in (0,1] says how sure the match is: 1 for the name, 0.9 for
-	// an alias, divided by the number of entities the same words name.
+	// an alias, times 0.9 again for a plural that names the singular (see
+	// InMemoryGraph.LinkEntities), divided by the number of entities the
+	// same words name.
 	Quality float64
 }
 
