@@ -243,8 +243,8 @@ type IngestReport struct {
 	// Unified lists what the drift rules read as another form of something
 	// held (see Surface-form drift under Ingest): extracted entities and
 	// relation endpoints resolved to an entity of another type or under a
-	// name that differs only in punctuation, and relation types stored in
-	// another spelling than written (once per spelling), entities first,
+	// name that differs only in punctuation or accents, and relation types
+	// stored in another spelling than written (once per spelling), entities first,
 	// then relations, each by index. It is empty with WithExactNames.
 	Unified []UnifiedItem
 }
@@ -539,6 +539,22 @@ type ingestPlanner struct {
 // resolves to several entities and a relation with no type. A relation
 // whose two ends resolve to one entity is written as a self-loop, as
 // AddRelation writes one.
+//
+// # Surface-form drift
+//
+// A model names one thing several ways, so by default (not with
+// WithExactNames) the resolution above also reads as one, each rule only
+// when the ones before found nothing and only when exactly one entity
+// matches: a name that differs only in case, punctuation, spacing or the
+// accents of Latin letters, by its match key ("ACME Corp." and "Acme Corp",
+// "Akinoshū Kenji" and "Akinoshu Kenji"); a type of the same family ("Tom"
+// as person, human or PER; organisation, location, work, time and event
+// likewise); and an untyped mention of a typed entity. Relation types are
+// stored by their words (WorksAt, works-at and "works at" are all
+// works_at). IngestReport.Unified lists every such reading. A graph
+// without a NameFinder gives Ingest its candidates by keyword, a substring
+// match, which misses some of these forms: an accent variant, for one, is
+// found only through a NameFinder.
 //
 // # Merging
 //

@@ -30,17 +30,22 @@ func TestIngestDriftRules(t *testing.T) {
 		first, second kgmem.ExtractedEntity
 		merged        string // the ID the second resolves to by default; "" for a new entity
 		reason        string // UnifiedItem.Reason when merged
+		// finderOnly: only a graph with FindByName (a NameFinder) finds the
+		// first entity; the keyword search of the others matches
+		// substrings, which an accent breaks.
+		finderOnly bool
 	}{
-		{"another type of the same family", e("Tom", "person"), e("Tom", "human"), "person:tom", `type "human" read as "person"`},
-		{"a named-entity label", e("Acme Corp", "company"), e("Acme Corp", "ORG"), "company:acme_corp", `type "org" read as "company"`},
-		{"punctuation and case", e("ACME Corp.", "company"), e("Acme Corp", "company"), "company:acme_corp.", `name "Acme Corp" read as "ACME Corp."`},
+		{"another type of the same family", e("Tom", "person"), e("Tom", "human"), "person:tom", `type "human" read as "person"`, false},
+		{"a named-entity label", e("Acme Corp", "company"), e("Acme Corp", "ORG"), "company:acme_corp", `type "org" read as "company"`, false},
+		{"punctuation and case", e("ACME Corp.", "company"), e("Acme Corp", "company"), "company:acme_corp.", `name "Acme Corp" read as "ACME Corp."`, false},
 		{"punctuation, case and family", e("ACME Corp.", "company"), e("acme corp", "organization"), "company:acme_corp.",
-			`type "organization" read as "company", name "acme corp" read as "ACME Corp."`},
-		{"an untyped mention", e("Tom", "person"), e("Tom", ""), "person:tom", `type "entity" read as "person"`},
-		{"a typed mention of an untyped entity", e("Tom", ""), e("Tom", "person"), "entity:tom", `type "person" read as "entity"`},
-		{"types of different families", e("Apollo", "project"), e("Apollo", "person"), "", ""},
-		{"unrelated types", e("Apollo", "rocket"), e("Apollo", "ship"), "", ""},
-		{"different names", e("Acme Corp", "company"), e("Acme Co", "company"), "", ""},
+			`type "organization" read as "company", name "acme corp" read as "ACME Corp."`, false},
+		{"an untyped mention", e("Tom", "person"), e("Tom", ""), "person:tom", `type "entity" read as "person"`, false},
+		{"a typed mention of an untyped entity", e("Tom", ""), e("Tom", "person"), "entity:tom", `type "person" read as "entity"`, false},
+		{"types of different families", e("Apollo", "project"), e("Apollo", "person"), "", "", false},
+		{"unrelated types", e("Apollo", "rocket"), e("Apollo", "ship"), "", "", false},
+		{"different names", e("Acme Corp", "company"), e("Acme Co", "company"), "", "", false},
+		{"accents", e("Akinoshū Kenji", "person"), e("Akinoshu Kenji", "person"), "person:akinoshū_kenji", `name "Akinoshu Kenji" read as "Akinoshū Kenji"`, true},
 	}
 	ctx := context.Background()
 	for gname, newGraph := range driftGraphs() {
@@ -56,7 +61,7 @@ func TestIngestDriftRules(t *testing.T) {
 					require.NoError(t, err)
 					rep, err := kgmem.Ingest(ctx, g, kgmem.Extraction{Entities: []kgmem.ExtractedEntity{tc.second}}, opts...)
 					require.NoError(t, err)
-					if tc.merged == "" || exact {
+					if tc.merged == "" || exact || tc.finderOnly && gname == "interface-only" {
 						require.Equal(t, 1, rep.EntitiesCreated, "exact %v", exact)
 						require.NotEqual(t, first.EntityIDs[0], rep.EntityIDs[0])
 						require.Empty(t, rep.Unified)

@@ -60,13 +60,14 @@ func indexNames(x *nameindex.Index, s int32, n *node, add bool) {
 // exact matches after case folding and full-width narrowing, on word
 // boundaries for alphabetic scripts and anywhere for CJK. The longest match
 // wins and a match inside a longer one is dropped, so "张三负责什么项目？"
-// links the entity named 张三 and "who works on project apollo" the one named
-// "Project Apollo". A run of words ending in a plural that matches no name
-// links the name its singular spells ("Gila monsters" the entity named
-// "Gila monster": the last word's "s" dropped, for words of more than three
-// letters not ending in "ss"), at an alias's quality times the name's.
-// Mentions are ordered by position, then entity ID. Text
-// that is not valid UTF-8 returns ErrInvalidArgument. Cost: O(units of text ×
+// links the entity named 张三 and "who works on project apollo" the one
+// named "Project Apollo". Accents of Latin letters do not matter ("Akinoshu
+// Kenji" links "Akinoshū Kenji"). A run of words ending in a plural that
+// matches no name links the name its singular spells ("Gila monsters" the
+// entity named "Gila monster": the last word's "s" dropped, for words of
+// more than three letters not ending in "ss"), at an alias's quality times
+// the name's. Mentions are ordered by position, then entity ID. Text that
+// is not valid UTF-8 returns ErrInvalidArgument. Cost: O(units of text ×
 // the longest indexed name), independent of the number of entities.
 func (g *InMemoryGraph) LinkEntities(ctx context.Context, text string) ([]EntityMention, error) {
 	if err := ctx.Err(); err != nil {
@@ -101,9 +102,9 @@ func (g *InMemoryGraph) LinkEntities(ctx context.Context, text string) ([]Entity
 
 // FindByName returns every entity whose name or an alias has the same
 // match key as name: the entities linking finds when the text is name
-// alone. Keys fold case and width and ignore punctuation and spacing
-// between words, so "project apollo" finds the
-// entity named "Project Apollo", "Spiderman" and "spider man" the one
+// alone. Keys fold case and width, drop the accents of Latin letters and
+// ignore punctuation and spacing between words, so "project apollo" finds
+// the entity named "Project Apollo", "Spiderman" and "spider man" the one
 // named "Spider-Man", and "ＡＰＯＬＬＯ" one with the alias "Apollo".
 // Entities are returned once each, ordered by ID, and none is an empty
 // result, not an error. A name linking cannot match (no letters, digits or

@@ -54,6 +54,7 @@ func TestLinkEntities(t *testing.T) {
 		kgmem.Entity{ID: "song", Name: "Believe"},
 		kgmem.Entity{ID: "gw", Name: "ＡＰＩ Gateway"},
 		kgmem.Entity{ID: "album", Name: "BELIEVE"},
+		kgmem.Entity{ID: "p:ak", Name: "Akinoshū Kenji"},
 	)
 	tests := []struct {
 		text string
@@ -84,6 +85,9 @@ func TestLinkEntities(t *testing.T) {
 		// would.
 		{"what do the project apollos need", []linked{{"project:apollo", "project apollos", false, 0.9}}},
 		{"the gateways", nil},
+		// Accents of Latin letters do not matter.
+		{"who is Akinoshu Kenji", []linked{{"p:ak", "Akinoshu Kenji", false, 1}}},
+		{"PROJECT APÓLLO", []linked{{"project:apollo", "PROJECT APÓLLO", false, 1}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {

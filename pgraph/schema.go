@@ -286,6 +286,10 @@ CREATE TABLE kgmem_memory_schemas (
 	schema    jsonb NOT NULL
 );
 `},
+	// Version 12: link keys are bare of the accents of Latin letters
+	// ("akinoshu kenji" for Akinoshū Kenji), as kgmem links them; the keys
+	// are recomputed in Go.
+	{backfill: backfillLinkKeys},
 }
 
 // removalWindow is how many entity removals, across every namespace of

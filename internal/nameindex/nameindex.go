@@ -185,7 +185,7 @@ func (x *Index) Match(text string, units []textrule.Unit, spelled func(r Ref, su
 		longest := textrule.MaxLinkUnits // the most units a key starting at i can have
 		if x.starts != nil {
 			longest = 1
-			if st, ok := x.starts[units[i].Key]; ok {
+			if st, ok := x.starts[textrule.Bare(units[i].Key)]; ok {
 				longest = int(st.longest)
 			}
 		}

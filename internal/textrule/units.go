@@ -83,14 +83,15 @@ func SplitUnits(text string) []Unit {
 	return units
 }
 
-// AppendKey appends the match key of units to dst: their folded forms,
-// with a space between two adjacent word units and nothing elsewhere.
+// AppendKey appends the match key of units to dst: their folded forms
+// bare of the accents of Latin letters (see Bare), with a space between two
+// adjacent word units and nothing elsewhere.
 func AppendKey(dst []byte, units []Unit) []byte {
 	for i, u := range units {
 		if i > 0 && u.Word && units[i-1].Word {
 			dst = append(dst, ' ')
 		}
-		dst = append(dst, u.Key...)
+		dst = appendBare(dst, u.Key)
 	}
 	return dst
 }
@@ -146,12 +147,12 @@ func LinkVariant(name string) (key string, units int, ok bool) {
 		if i > 0 && u.Word && us[i-1].Word {
 			if r, size := utf8.DecodeRuneInString(name[us[i-1].End:]); us[i-1].End+size == u.Start && isJoiner(r) {
 				joined = true
-				k = append(k, u.Key...)
+				k = appendBare(k, u.Key)
 				continue
 			}
 			k = append(k, ' ')
 		}
-		k = append(k, u.Key...)
+		k = appendBare(k, u.Key)
 		n++
 	}
 	if !joined {

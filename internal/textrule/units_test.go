@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 )
@@ -153,5 +154,32 @@ func TestFirstUnit(t *testing.T) {
 		{"", ""},
 	} {
 		require.Equal(t, tt.want, FirstUnit(tt.key), "%q", tt.key)
+	}
+}
+
+func TestBare(t *testing.T) {
+	for in, want := range map[string]string{
+		"akinoshū kenji": "akinoshu kenji",
+		"Hernández":      "Hernandez",
+		"çğıİłß":         "cgıİłß", // ı, İ, ł and ß have no bare form here
+		"张三":             "张三",
+		"plain":          "plain",
+		"":               "",
+		"\xff é":         "\xff e", // invalid bytes pass through
+	} {
+		require.Equal(t, want, Bare(in), "%q", in)
+	}
+	// A text without accents is returned as it is, sharing its bytes.
+	s := "no accents here"
+	require.Same(t, unsafe.StringData(s), unsafe.StringData(Bare(s)))
+	// Link keys are bare, so a name and a question that write it with or
+	// without accents have the same key.
+	for _, pair := range [][2]string{{"Akinoshū Kenji", "akinoshu kenji"}, {"Jiménez", "JIMENEZ"}, {"Ōsaka-Kōbe", "osaka-kobe"}} {
+		a, _, _ := LinkKey(pair[0])
+		b, _, _ := LinkKey(pair[1])
+		require.Equal(t, a, b, "%q", pair)
+		va, _, _ := LinkVariant(pair[0])
+		vb, _, _ := LinkVariant(pair[1])
+		require.Equal(t, va, vb, "%q", pair)
 	}
 }
