@@ -157,7 +157,9 @@ type Mention struct {
 // Match finds the names x knows in text, cut into units. For each position
 // it tries the longest key first; overlapping matches are resolved longest
 // first (then leftmost), so a name inside a longer matched name is dropped.
-// A run whose own key matches no name but whose singular key does
+// Keys are bare of the accents of Latin letters (textrule.AppendKey), so
+// those do not matter. A run whose own key matches no name but whose
+// singular key does
 // (textrule.AppendSingularKey: "Gila monsters" for the entity named "Gila
 // monster") matches at the quality of the name times AliasQuality.
 // When several entities bear the matched words, the ones spelled (reports
