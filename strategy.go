@@ -3,6 +3,7 @@ package kgmem
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -113,7 +114,8 @@ type candidates struct {
 	spread  []float64 // page spreading's score (see spread.go)
 	// pages and entities map an item's ID to its position, by kind.
 	pages, entities map[string]int
-	order           []int32 // scratch for best and addRanks
+	order           []int32   // scratch for best and addRanks
+	scores          []float64 // scratch for best
 }
 
 // candidatePool holds candidates between calls; see getCandidates.
@@ -252,9 +254,24 @@ func (c *candidates) fuse(strategy RetrievalStrategy, method Fusion, spread bool
 // best first, in a slice of their own: the items are sorted by reference,
 // and only the ones returned are copied.
 func (c *candidates) best(n int) []RetrievalItem {
+	// Only items scoring at least the n-th best score can be among the n
+	// best (the order compares scores first), so those alone are sorted.
+	all, floor := true, 0.0
+	if n > 0 && n < len(c.items) {
+		c.scores = c.scores[:0]
+		for i := range c.items {
+			c.scores = append(c.scores, c.items[i].Score)
+		}
+		if !slices.ContainsFunc(c.scores, math.IsNaN) {
+			slices.Sort(c.scores)
+			all, floor = false, c.scores[len(c.scores)-n]
+		}
+	}
 	c.order = c.order[:0]
 	for i := range c.items {
-		c.order = append(c.order, int32(i))
+		if all || c.items[i].Score >= floor {
+			c.order = append(c.order, int32(i))
+		}
 	}
 	slices.SortFunc(c.order, func(a, b int32) int {
 		x, y := &c.items[a], &c.items[b]
