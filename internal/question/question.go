@@ -766,6 +766,7 @@ func (q *Analysis) MatchRelationName(name string, rn *RelationName, v *Vocab) *R
 		}
 		m.Terms = append(m.Terms, spelledWins(kept, all)...)
 	}
+	m.Terms = q.joinAlternatives(m.Terms)
 	for i := range m.Terms {
 		t := &m.Terms[i]
 		t.Noun, t.Passive = q.syntaxOf(t.First, t.Last)
@@ -775,6 +776,37 @@ func (q *Analysis) MatchRelationName(name string, rn *RelationName, v *Vocab) *R
 	}
 	return m
 }
+
+// joinAlternatives folds into one term two terms of a relation that the
+// question joins with "or" ("the husband or wife of X", "丈夫或妻子"): two
+// words for one relation offered as alternatives are one mention, not two
+// hops. The joined term spans both, reads the way the first does, and takes
+// the stronger strength; terms that read opposite ways round stay apart.
+func (q *Analysis) joinAlternatives(ts []Term) []Term {
+	if len(ts) < 2 {
+		return ts
+	}
+	for i := 0; i < len(ts); i++ {
+		for j := 0; j < len(ts); j++ {
+			a, b := &ts[i], &ts[j]
+			if i == j || a.Inverse != b.Inverse || b.First != a.Last+2 || !orWords[q.Units[a.Last+1].fold] {
+				continue
+			}
+			a.Mask |= b.Mask
+			a.Last, a.End = b.Last, b.End
+			a.Strength = max(a.Strength, b.Strength)
+			ts = slices.Delete(ts, j, j+1)
+			if j < i {
+				i--
+			}
+			j = -1 // a's span changed: look again
+		}
+	}
+	return ts
+}
+
+// orWords join alternatives.
+var orWords = map[string]bool{"or": true, "或": true}
 
 // absorb folds a registered phrase t into the name's own matches among
 // the first named terms when it repeats one: a phrase whose words overlap

@@ -218,6 +218,24 @@ func TestMatchRelationTerms(t *testing.T) {
 	require.Len(t, Analyze("the director of it", nil).MatchRelation("directed_by", v).Terms, 2)
 }
 
+// TestJoinAlternatives pins that two words of one relation joined by "or"
+// are one mention: one term spanning both.
+func TestJoinAlternatives(t *testing.T) {
+	spans := func(text string) []string {
+		var out []string
+		for _, tm := range Analyze(text, nil).MatchRelation("spouse", nil).Terms {
+			out = append(out, text[tm.Start:tm.End])
+		}
+		slices.Sort(out)
+		return out
+	}
+	require.Equal(t, []string{"husband or wife"}, spans("who is the husband or wife of Ann"))
+	require.Equal(t, []string{"丈夫或妻子"}, spans("Ann的丈夫或妻子是谁"))
+	// "and" joins two things, not two words for one: both stay.
+	require.Equal(t, []string{"husband", "wife"}, spans("the husband and the wife of Ann"))
+	require.Equal(t, []string{"wife"}, spans("who is the wife of Ann"))
+}
+
 // TestSpelledPhraseWins pins how registered phrases that share a stem but
 // are registered opposite ways round read: the question's word takes the
 // direction of the phrase it spells; a word both phrases spell, or
