@@ -218,6 +218,27 @@ func TestMatchRelationTerms(t *testing.T) {
 	require.Len(t, Analyze("the director of it", nil).MatchRelation("directed_by", v).Terms, 2)
 }
 
+// TestSequelVerbs pins the direction of the sequel concept's verbs: "Z
+// came after X" says what "Z follows X" says, so it reads as the relation
+// follows does, and "came before" the other way round; the graph walk then
+// reads the direction from the verb's place (see walk.wantForward).
+func TestSequelVerbs(t *testing.T) {
+	read := func(text string) bool {
+		terms := Analyze(text, nil).MatchRelation("follows", nil).Terms
+		require.Len(t, terms, 1, text)
+		return terms[0].Inverse
+	}
+	for text, want := range map[string]bool{
+		"what came after Alien":     false,
+		"what came before Alien":    true,
+		"which film precedes Alien": true,
+		"what follows Alien":        false,
+		"the sequel of Alien":       true,
+	} {
+		require.Equal(t, want, read(text), text)
+	}
+}
+
 // TestJoinAlternatives pins that two words of one relation joined by "or"
 // are one mention: one term spanning both.
 func TestJoinAlternatives(t *testing.T) {
