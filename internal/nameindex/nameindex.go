@@ -217,7 +217,7 @@ func (x *Index) Match(text string, units []textrule.Unit, spelled func(r Ref, su
 	exactRefs := func(s span) ([]Ref, bool) {
 		k := textrule.AppendKey(key[:0], units[s.first:s.last+1])
 		if s.plural {
-			k, _ = textrule.AppendSingularKey(key[:0], units[s.first:s.last+1])
+			k = k[:len(k)-1] // the singular key: the plural's "s" dropped
 		}
 		refs = x.Lookup(k, refs)
 		surface := text[units[s.first].Start:units[s.last].End]
