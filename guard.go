@@ -70,3 +70,18 @@ func guarded[T any](ctx context.Context, timeout time.Duration, call func(contex
 		return zero, ctx.Err()
 	}
 }
+
+// inline runs call on the calling goroutine, a panic in it becoming a
+// *PanicError as in guarded. It is for kgmem's own in-process sources (see
+// ownStore and ownGraph), which run none of the user's code and check ctx
+// themselves, so that waiting for them cannot outlast ctx by more than
+// the step they are in.
+func inline[T any](ctx context.Context, call func(context.Context) (T, error)) (v T, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			var zero T
+			v, err = zero, &PanicError{Value: p, Stack: debug.Stack()}
+		}
+	}()
+	return call(ctx)
+}

@@ -369,3 +369,30 @@ func TestErrorsQuoteHugeValuesBriefly(t *testing.T) {
 		require.Less(t, len(err.Error()), 300, "%s: %s", name, err)
 	}
 }
+
+// TestOwnSourcesAnswerAsGuarded: kgmem's own in-process store and graph
+// run on the calling goroutine when no SourceTimeout is set, and in a
+// guarded goroutine of their own when one is; the answers are the same,
+// item for item, for every strategy over the curated evaluation set.
+func TestOwnSourcesAnswerAsGuarded(t *testing.T) {
+	set := newEvalSet()
+	g, s := evalMemory(t, set)
+	ctx := context.Background()
+	for _, strategy := range []kgmem.RetrievalStrategy{kgmem.Hybrid, kgmem.KnowledgeOnly, kgmem.GraphOnly} {
+		here := kgmem.NewMemoryRetriever(s, kgmem.RetrieverConfig{MaxResults: 10}, kgmem.WithKnowledgeGraph(g), kgmem.WithStrategy(strategy))
+		apart := kgmem.NewMemoryRetriever(s, kgmem.RetrieverConfig{MaxResults: 10, SourceTimeout: time.Hour}, kgmem.WithKnowledgeGraph(g), kgmem.WithStrategy(strategy))
+		for _, q := range set.Queries {
+			a, err := here.Retrieve(ctx, q.Text)
+			require.NoError(t, err, q.Text)
+			b, err := apart.Retrieve(ctx, q.Text)
+			require.NoError(t, err, q.Text)
+			require.Equal(t, b.Items, a.Items, "%v: %s", strategy, q.Text)
+			require.Equal(t, b.Warnings, a.Warnings, q.Text)
+		}
+	}
+	// A cancelled call fails the same way on either path.
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err := kgmem.NewMemoryRetriever(s, kgmem.RetrieverConfig{}, kgmem.WithKnowledgeGraph(g)).Retrieve(cancelled, set.Queries[0].Text)
+	require.ErrorIs(t, err, context.Canceled)
+}

@@ -765,7 +765,7 @@ func (ms *Memories) retrieveScope(ctx context.Context, scope, query string, opts
 		return scopeAnswer{err: ms.timedOut(ctx, err)}
 	}
 	defer ms.release(s)
-	res, err := s.mem.Retriever().Retrieve(sctx, query, opts...)
+	res, err := s.mem.Retriever().retrieve(sctx, query, opts, true)
 	if err != nil {
 		return scopeAnswer{err: ms.timedOut(ctx, err)}
 	}

@@ -501,10 +501,22 @@ type graphHit struct {
 // Retrieve returns an error joining their errors. Retrieve stops waiting
 // for a source at SourceTimeout, or when ctx is done, even if the source
 // ignores its context: such a source's goroutine runs on until it returns,
-// and its late result is dropped. A cancelled ctx returns ctx.Err(). A
+// and its late result is dropped. Without a SourceTimeout, kgmem's own
+// in-process stores (without an embedder) and graphs (without
+// WithLinkEmbedder) are searched on the calling goroutine instead, since
+// they check ctx themselves and a goroutine costs more than a small
+// memory's search. A cancelled ctx returns ctx.Err(). A
 // query that is not valid UTF-8, an invalid configuration or a strategy
 // without the sources it needs returns ErrInvalidArgument.
 func (r *MemoryRetriever) Retrieve(ctx context.Context, query string, opts ...RetrieverOption) (RetrievalResult, error) {
+	return r.retrieve(ctx, query, opts, false)
+}
+
+// retrieve is Retrieve. With oneByOne, the sources are searched one after
+// the other on the calling goroutine, as a cross-scope Retrieve asks each
+// scope to: its scopes already run in parallel, and a goroutine per source
+// would cost more than a small scope's search.
+func (r *MemoryRetriever) retrieve(ctx context.Context, query string, opts []RetrieverOption, oneByOne bool) (RetrievalResult, error) {
 	begin := time.Now()
 	if err := ctx.Err(); err != nil {
 		return RetrievalResult{}, err
@@ -556,13 +568,18 @@ func (r *MemoryRetriever) Retrieve(ctx context.Context, query string, opts ...Re
 	var g errgroup.Group
 	g.SetLimit(cfg.MaxConcurrency)
 	for i := range runs {
-		g.Go(func() error {
+		search := func() error {
 			r.runSource(ctx, cfg, query, &runs[i])
 			if runs[i].content && contentLeft.Add(-1) == 0 {
 				close(contentDone)
 			}
 			return nil
-		})
+		}
+		if oneByOne {
+			_ = search()
+		} else {
+			g.Go(search)
+		}
 	}
 	_ = g.Wait() // sources report through runs, never through the group
 	if err := ctx.Err(); err != nil {
@@ -710,29 +727,72 @@ func (r *MemoryRetriever) plan(strategy RetrievalStrategy) []sourceRun {
 	return runs
 }
 
-// runSource searches one source and records the outcome in run.
 // runSource searches one source and records the outcome in run. The
 // source runs guarded (see guarded): Retrieve stops waiting for it at
 // SourceTimeout or when ctx is done, whether or not it honours its
-// context, and a panic in it becomes its error.
+// context, and a panic in it becomes its error. Without a SourceTimeout,
+// kgmem's own in-process sources run on the calling goroutine instead
+// (see inline): they check ctx themselves, and a goroutine of their own
+// would cost more than a small memory's search.
 func (r *MemoryRetriever) runSource(ctx context.Context, cfg RetrieverConfig, query string, run *sourceRun) {
 	run.start = time.Now()
 	defer func() { run.end = time.Now() }()
 	if run.content {
 		store := r.stores[run.index].s
-		run.pages, run.err = guarded(ctx, cfg.SourceTimeout, func(ctx context.Context) ([]ScoredPage, error) {
+		search := func(ctx context.Context) ([]ScoredPage, error) {
 			return store.Search(ctx, query, cfg.Candidates)
-		})
+		}
+		if cfg.SourceTimeout == 0 && ownStore(store) {
+			run.pages, run.err = inline(ctx, search)
+		} else {
+			run.pages, run.err = guarded(ctx, cfg.SourceTimeout, search)
+		}
 	} else {
 		g := r.graphs[run.index].g
-		a, err := guarded(ctx, cfg.SourceTimeout, func(ctx context.Context) (graphAnswer, error) {
+		search := func(ctx context.Context) (graphAnswer, error) {
 			return r.searchGraph(ctx, run.index, run.time, g, query, cfg.Candidates)
-		})
+		}
+		var a graphAnswer
+		var err error
+		if cfg.SourceTimeout == 0 && r.meaning == nil && ownGraph(g) {
+			a, err = inline(ctx, search)
+		} else {
+			a, err = guarded(ctx, cfg.SourceTimeout, search)
+		}
 		run.hits, run.linked, run.meaning, run.soft, run.err = a.hits, a.linked, a.meaning, a.soft, err
 	}
 	if run.err != nil && errors.Is(run.err, context.DeadlineExceeded) && cfg.SourceTimeout > 0 && ctx.Err() == nil {
 		run.err = fmt.Errorf("timed out after %v: %w", cfg.SourceTimeout, run.err)
 	}
+}
+
+// ownStore reports whether s is one of kgmem's in-process stores without
+// an embedder (a vector index is used only with one): its Search runs no
+// code of the user's and checks ctx itself.
+func ownStore(s KnowledgeStore) bool {
+	var st *InMemoryKnowledgeStore
+	switch s := s.(type) {
+	case *InMemoryKnowledgeStore:
+		st = s
+	case *DurableKnowledgeStore:
+		st = s.InMemoryKnowledgeStore
+	default:
+		return false
+	}
+	return st != nil && st.embedder == nil
+}
+
+// ownGraph reports whether g is one of kgmem's in-process graphs, whose
+// graph channel (without linking by meaning) runs no code of the user's
+// and checks ctx itself.
+func ownGraph(g KnowledgeGraph) bool {
+	switch g := g.(type) {
+	case *InMemoryGraph:
+		return g != nil
+	case *DurableGraph:
+		return g != nil && g.InMemoryGraph != nil
+	}
+	return false
 }
 
 // graphAnswer is the graph channel's answer over one graph.
