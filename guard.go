@@ -85,3 +85,12 @@ func inline[T any](ctx context.Context, call func(context.Context) (T, error)) (
 	}()
 	return call(ctx)
 }
+
+// callSource runs call inline when the source is one of kgmem's own (own)
+// and no timeout bounds it, and guarded otherwise.
+func callSource[T any](ctx context.Context, timeout time.Duration, own bool, call func(context.Context) (T, error)) (T, error) {
+	if own && timeout == 0 {
+		return inline(ctx, call)
+	}
+	return guarded(ctx, timeout, call)
+}

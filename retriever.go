@@ -742,23 +742,13 @@ func (r *MemoryRetriever) runSource(ctx context.Context, cfg RetrieverConfig, qu
 		search := func(ctx context.Context) ([]ScoredPage, error) {
 			return store.Search(ctx, query, cfg.Candidates)
 		}
-		if cfg.SourceTimeout == 0 && ownStore(store) {
-			run.pages, run.err = inline(ctx, search)
-		} else {
-			run.pages, run.err = guarded(ctx, cfg.SourceTimeout, search)
-		}
+		run.pages, run.err = callSource(ctx, cfg.SourceTimeout, ownStore(store), search)
 	} else {
 		g := r.graphs[run.index].g
 		search := func(ctx context.Context) (graphAnswer, error) {
 			return r.searchGraph(ctx, run.index, run.time, g, query, cfg.Candidates)
 		}
-		var a graphAnswer
-		var err error
-		if cfg.SourceTimeout == 0 && r.meaning == nil && ownGraph(g) {
-			a, err = inline(ctx, search)
-		} else {
-			a, err = guarded(ctx, cfg.SourceTimeout, search)
-		}
+		a, err := callSource(ctx, cfg.SourceTimeout, r.meaning == nil && ownGraph(g), search)
 		run.hits, run.linked, run.meaning, run.soft, run.err = a.hits, a.linked, a.meaning, a.soft, err
 	}
 	if run.err != nil && errors.Is(run.err, context.DeadlineExceeded) && cfg.SourceTimeout > 0 && ctx.Err() == nil {
@@ -1176,7 +1166,7 @@ func (f *pageFetcher) prefetch(ids []string) {
 			found bool
 		}
 		ask := slices.Clone(want) // the call may run on past a timeout; want changes below
-		got, err := guarded(f.ctx, f.timeout, func(ctx context.Context) ([]held, error) {
+		got, err := callSource(f.ctx, f.timeout, ownStore(f.r.stores[run.index].s), func(ctx context.Context) ([]held, error) {
 			out := make([]held, 0, len(ask))
 			for _, id := range ask {
 				page, found, err := pg.Get(ctx, id)
@@ -1243,7 +1233,7 @@ func (r *MemoryRetriever) getPage(ctx context.Context, timeout time.Duration, ru
 			page  KnowledgePage
 			found bool
 		}
-		g, err := guarded(ctx, timeout, func(ctx context.Context) (got, error) {
+		g, err := callSource(ctx, timeout, ownStore(r.stores[run.index].s), func(ctx context.Context) (got, error) {
 			page, found, err := pg.Get(ctx, id)
 			return got{page, found}, err
 		})

@@ -239,7 +239,7 @@ func (r *MemoryRetriever) seedGraphs(ctx context.Context, cfg RetrieverConfig, q
 				hits  []graphHit
 				seeds int
 			}
-			a, err := guarded(ctx, cfg.SourceTimeout, func(ctx context.Context) (answer, error) {
+			a, err := callSource(ctx, cfg.SourceTimeout, ownGraph(g), func(ctx context.Context) (answer, error) {
 				seeds, err := contentSeeds(ctx, g, pages, cfg.MaxSeeds)
 				if err != nil || len(seeds) == 0 {
 					return answer{}, err
