@@ -74,8 +74,10 @@ func guarded[T any](ctx context.Context, timeout time.Duration, call func(contex
 // inline runs call on the calling goroutine, a panic in it becoming a
 // *PanicError as in guarded. It is for kgmem's own in-process sources (see
 // ownStore and ownGraph), which run none of the user's code and check ctx
-// themselves, so that waiting for them cannot outlast ctx by more than
-// the step they are in.
+// themselves, so that waiting for them outlasts ctx by no more than the
+// step they are in, or than a write of the same graph or store that they
+// wait for (it holds the lock while it applies and journals; for ReadFrom
+// on a durable graph that includes writing the new snapshot).
 func inline[T any](ctx context.Context, call func(context.Context) (T, error)) (v T, err error) {
 	defer func() {
 		if p := recover(); p != nil {

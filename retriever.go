@@ -765,6 +765,9 @@ func ownStore(s KnowledgeStore) bool {
 	case *InMemoryKnowledgeStore:
 		st = s
 	case *DurableKnowledgeStore:
+		if s == nil {
+			return false
+		}
 		st = s.InMemoryKnowledgeStore
 	default:
 		return false

@@ -22,6 +22,7 @@ func TestOwnSources(t *testing.T) {
 		{"in-memory", NewInMemoryKnowledgeStore(), true},
 		{"durable", &DurableKnowledgeStore{InMemoryKnowledgeStore: NewInMemoryKnowledgeStore()}, true},
 		{"durable without its store", &DurableKnowledgeStore{}, false},
+		{"nil durable", (*DurableKnowledgeStore)(nil), false},
 		{"nil", (*InMemoryKnowledgeStore)(nil), false},
 		{"embedder", NewInMemoryKnowledgeStore(WithEmbedder(hashTestEmbedder{dims: 4})), false},
 		{"vector index, never used without an embedder", NewInMemoryKnowledgeStore(WithVectorIndex(func(int) VectorIndex { return nil })), true},
@@ -38,6 +39,7 @@ func TestOwnSources(t *testing.T) {
 		{"in-memory", NewInMemoryGraph(), true},
 		{"durable", &DurableGraph{InMemoryGraph: NewInMemoryGraph()}, true},
 		{"durable without its graph", &DurableGraph{}, false},
+		{"nil durable", (*DurableGraph)(nil), false},
 		{"nil", (*InMemoryGraph)(nil), false},
 		{"the user's", wrappedGraph{NewInMemoryGraph()}, false},
 	} {
