@@ -698,8 +698,10 @@ func (ms *Memories) Retrieve(ctx context.Context, query string, scopes []string,
 	if !utf8.ValidString(query) {
 		return RetrievalResult{}, fmt.Errorf("kgmem: retrieve: query %s is not valid UTF-8: %w", quote.Value(query), ErrInvalidArgument)
 	}
-	if _, err := (&MemoryRetriever{}).forCall(opts); err != nil {
-		return RetrievalResult{}, err
+	if len(opts) > 0 {
+		if _, err := (&MemoryRetriever{}).forCall(opts); err != nil {
+			return RetrievalResult{}, err
+		}
 	}
 	ms.mu.Lock()
 	closed := ms.closed

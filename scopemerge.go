@@ -38,9 +38,13 @@ type ScopeResult struct {
 // an invalid option, and with an error joining every scope's when every
 // scope failed.
 func MergeScopeResults(query string, results []ScopeResult, opts ...RetrieverOption) (RetrievalResult, error) {
-	call, err := (&MemoryRetriever{}).forCall(opts)
-	if err != nil {
-		return RetrievalResult{}, err
+	maxResults := defaultMaxResults
+	if len(opts) > 0 {
+		call, err := (&MemoryRetriever{}).forCall(opts)
+		if err != nil {
+			return RetrievalResult{}, err
+		}
+		maxResults = call.cfg.MaxResults
 	}
 	if len(results) == 0 {
 		return RetrievalResult{}, fmt.Errorf("kgmem: merge scope results: no results: %w", ErrInvalidArgument)
@@ -85,7 +89,7 @@ func MergeScopeResults(query string, results []ScopeResult, opts ...RetrieverOpt
 			res.Errors = append(res.Errors, errmsg.Wrap("scope "+quote.Value(a.Scope), e))
 		}
 	}
-	res.Items = mergeItems(answers, call.cfg.MaxResults)
+	res.Items = mergeItems(answers, maxResults)
 	return res, nil
 }
 

@@ -52,6 +52,17 @@ func TestMergeScopeResults(t *testing.T) {
 	}
 	require.Equal(t, []string{"y", "w", "x", "z"}, ids)
 
+	// Without options the merge keeps RetrieverConfig's default of 10.
+	var many kgmem.ScopeResult
+	many.Scope = "n"
+	for i := range 15 {
+		many.Result.Items = append(many.Result.Items, page(string(rune('a'+i)), float64(15-i)/15))
+	}
+	res, err = kgmem.MergeScopeResults("q", []kgmem.ScopeResult{many})
+	require.NoError(t, err)
+	require.Len(t, res.Items, 10)
+	require.Equal(t, "j", res.Items[9].ID())
+
 	_, err = kgmem.MergeScopeResults("q", []kgmem.ScopeResult{failed, {Scope: "d", Err: kgmem.ErrNotFound}})
 	require.ErrorIs(t, err, kgmem.ErrClosed)
 	require.ErrorIs(t, err, kgmem.ErrNotFound)
