@@ -102,7 +102,13 @@ func mergeItems(answers []ScopeResult, max int) []RetrievalItem {
 		score       float64
 		answer, pos int32
 	}
-	var refs []ref
+	n := 0
+	for _, a := range answers {
+		if a.Err == nil {
+			n += len(a.Result.Items)
+		}
+	}
+	refs := make([]ref, 0, n)
 	for ai, a := range answers {
 		if a.Err != nil {
 			continue
