@@ -71,14 +71,18 @@ func guarded[T any](ctx context.Context, timeout time.Duration, call func(contex
 	}
 }
 
-// inline runs call on the calling goroutine, a panic in it becoming a
-// *PanicError as in guarded. It is for kgmem's own in-process sources (see
-// ownStore and ownGraph), which run none of the user's code and check ctx
-// themselves, so that waiting for them outlasts ctx by no more than the
-// step they are in, or than a write of the same graph or store that they
-// wait for (it holds the lock while it applies and journals; for ReadFrom
-// on a durable graph that includes writing the new snapshot).
-func inline[T any](ctx context.Context, call func(context.Context) (T, error)) (v T, err error) {
+// callSource runs call for a source: guarded, unless the source is one of
+// kgmem's own in-process ones (own: see ownStore and ownGraph) and no
+// timeout bounds it. Those run none of the user's code and check ctx
+// themselves, so call runs on the calling goroutine, a panic in it
+// becoming a *PanicError as in guarded; waiting for it outlasts ctx by no
+// more than the step it is in, or than a write of the same graph or store
+// that it waits for (it holds the lock while it applies and journals; for
+// ReadFrom on a durable graph that includes writing the new snapshot).
+func callSource[T any](ctx context.Context, timeout time.Duration, own bool, call func(context.Context) (T, error)) (v T, err error) {
+	if !own || timeout > 0 {
+		return guarded(ctx, timeout, call)
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			var zero T
@@ -86,13 +90,4 @@ func inline[T any](ctx context.Context, call func(context.Context) (T, error)) (
 		}
 	}()
 	return call(ctx)
-}
-
-// callSource runs call inline when the source is one of kgmem's own (own)
-// and no timeout bounds it, and guarded otherwise.
-func callSource[T any](ctx context.Context, timeout time.Duration, own bool, call func(context.Context) (T, error)) (T, error) {
-	if own && timeout == 0 {
-		return inline(ctx, call)
-	}
-	return guarded(ctx, timeout, call)
 }

@@ -390,7 +390,7 @@ func TestOwnSourcesAnswerAsGuarded(t *testing.T) {
 			require.Equal(t, b.Warnings, a.Warnings, q.Text)
 		}
 	}
-	// A cancelled call fails the same way on either path.
+	// A call cancelled before it starts fails with ctx's error, as before.
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
 	_, err := kgmem.NewMemoryRetriever(s, kgmem.RetrieverConfig{}, kgmem.WithKnowledgeGraph(g)).Retrieve(cancelled, set.Queries[0].Text)

@@ -732,7 +732,7 @@ func (r *MemoryRetriever) plan(strategy RetrievalStrategy) []sourceRun {
 // SourceTimeout or when ctx is done, whether or not it honours its
 // context, and a panic in it becomes its error. Without a SourceTimeout,
 // kgmem's own in-process sources run on the calling goroutine instead
-// (see inline): they check ctx themselves, and a goroutine of their own
+// (see callSource): they check ctx themselves, and a goroutine of their own
 // would cost more than a small memory's search.
 func (r *MemoryRetriever) runSource(ctx context.Context, cfg RetrieverConfig, query string, run *sourceRun) {
 	run.start = time.Now()
